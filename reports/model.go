@@ -1,0 +1,138 @@
+// Package reports holds the result model of a conformance run and the writers
+// that render it: console, JSON, JUnit XML, Markdown and HTML.
+//
+// The package knows nothing about processes or the protocol: every writer is a
+// pure function of a Report.
+package reports
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaVersion is the version of the JSON report layout (contract).
+const SchemaVersion = 1
+
+// Verdict is the outcome of one check.
+type Verdict string
+
+// The verdicts. XFail is a failure listed in a baseline.
+const (
+	Pass  Verdict = "pass"
+	Fail  Verdict = "fail"
+	Warn  Verdict = "warn"
+	Info  Verdict = "info"
+	Skip  Verdict = "skip"
+	Error Verdict = "error"
+	XFail Verdict = "xfail"
+)
+
+// Verdicts lists every verdict in display order.
+var Verdicts = []Verdict{Pass, Fail, Warn, Info, Skip, Error, XFail}
+
+// Report is one run of the suite against one target.
+type Report struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Tool          Tool      `json:"tool"`
+	Target        Target    `json:"target"`
+	StartedAt     time.Time `json:"startedAt"`
+	DurationMs    int64     `json:"durationMs"`
+	Summary       Summary   `json:"summary"`
+	Results       []Result  `json:"results"`
+	// Stale lists baseline entries whose checks no longer fail.
+	Stale []string `json:"stale,omitempty"`
+	// Interrupted is set when the run was cut short (signal or run deadline).
+	Interrupted string `json:"interrupted,omitempty"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target describes the server under test as it presented itself.
+type Target struct {
+	Command         []string        `json:"command"`
+	ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+	// Versions are the protocol versions the run judged the server under.
+	Versions []string `json:"versions,omitempty"`
+	// StderrTail is the last lines the server wrote to stderr.
+	StderrTail []string `json:"stderrTail,omitempty"`
+	// Processes is how many server processes the run started.
+	Processes int `json:"processes,omitempty"`
+}
+
+// Summary counts results per verdict and gives the overall verdict:
+// "conformant", "nonconformant" or "error".
+type Summary struct {
+	Pass    int    `json:"pass"`
+	Fail    int    `json:"fail"`
+	Warn    int    `json:"warn"`
+	Info    int    `json:"info"`
+	Skip    int    `json:"skip"`
+	Error   int    `json:"error"`
+	XFail   int    `json:"xfail"`
+	Verdict string `json:"verdict"`
+}
+
+// Result is the verdict of one check.
+type Result struct {
+	ID              string  `json:"id"`
+	Requirement     string  `json:"requirement"`
+	Level           string  `json:"level"`
+	Verdict         Verdict `json:"verdict"`
+	Message         string  `json:"message"`
+	Spec            string  `json:"spec"`
+	ProtocolVersion string  `json:"protocolVersion,omitempty"`
+	// Area groups checks for reports (lifecycle, jsonrpc, stdio, resources, ...).
+	Area   string   `json:"area,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+	// Expected and Actual are JSON values: what the check accepted and what it saw.
+	Expected   any              `json:"expected,omitempty"`
+	Actual     any              `json:"actual,omitempty"`
+	Transcript []TranscriptLine `json:"transcript,omitempty"`
+}
+
+// TranscriptLine is one line of a transcript excerpt. Dir is "send" (client to
+// server), "recv" (server stdout), "stderr", or "note" (an event of the harness).
+type TranscriptLine struct {
+	AtMs int64  `json:"atMs"`
+	Dir  string `json:"dir"`
+	Text string `json:"text"`
+}
+
+// Count recomputes the summary from the results. Stale baseline entries and
+// failures make the run nonconformant; harness errors alone make it "error".
+func (r *Report) Count() {
+	s := Summary{}
+	for _, res := range r.Results {
+		switch res.Verdict {
+		case Pass:
+			s.Pass++
+		case Fail:
+			s.Fail++
+		case Warn:
+			s.Warn++
+		case Info:
+			s.Info++
+		case Skip:
+			s.Skip++
+		case Error:
+			s.Error++
+		case XFail:
+			s.XFail++
+		}
+	}
+	switch {
+	case s.Fail > 0 || len(r.Stale) > 0:
+		s.Verdict = "nonconformant"
+	case s.Error > 0:
+		s.Verdict = "error"
+	default:
+		s.Verdict = "conformant"
+	}
+	r.Summary = s
+}
