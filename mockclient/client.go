@@ -1,0 +1,465 @@
+// Package mockclient is the reference client of mcpconform: it spawns a stdio
+// server, talks to it strictly (one compact JSON-RPC message per line), and
+// records every byte in both directions. It judges nothing; it records facts
+// for the suite to judge.
+package mockclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Options configure a Client.
+type Options struct {
+	Command []string
+	Dir     string
+	// Env is the server's whole environment; see Environment.
+	Env []string
+	// Timeout is the default deadline of one request (10 s when zero).
+	Timeout time.Duration
+	// MaxMessageSize bounds one stdout line (64 MiB when zero). Longer lines
+	// are recorded as oversize and never held whole.
+	MaxMessageSize int
+	// Grace is each wait of the shutdown sequence (2 s when zero).
+	Grace time.Duration
+	// StderrLines is how many stderr lines to keep (50 when zero).
+	StderrLines int
+}
+
+// Errors an Exchange can carry.
+var (
+	ErrTimeout = errors.New("no response within the deadline")
+	ErrExited  = errors.New("server exited")
+	ErrClosed  = errors.New("client closed")
+)
+
+// Exchange is one request the client sent and what came back.
+type Exchange struct {
+	ID       json.RawMessage
+	Method   string
+	Sent     json.RawMessage
+	Response *Message
+	// LooseID is set when the response matched only after ignoring the id's
+	// JSON type (the request said 7, the response "7").
+	LooseID  bool
+	Err      error
+	Duration time.Duration
+	SentSeq  int
+	RecvSeq  int
+}
+
+// OK reports whether a response arrived.
+func (x *Exchange) OK() bool { return x.Response != nil }
+
+// Client is a connection to one server process.
+type Client struct {
+	opts  Options
+	proc  *process
+	trans *Transcript
+	tail  *stderrTail
+
+	wmu sync.Mutex // serialises writes to stdin
+
+	mu        sync.Mutex
+	nextID    int64
+	pending   map[string]*call
+	loose     map[string]*call
+	inbound   []*Inbound
+	changed   chan struct{}
+	stdoutEOF chan struct{}
+	closed    bool
+	exitOnce  sync.Once
+}
+
+// Inbound is one message the server sent that was not a matched response:
+// a notification, a server-to-client request, or an unmatched response.
+type Inbound struct {
+	Msg *Message
+	Seq int
+}
+
+type call struct {
+	x    *Exchange
+	done chan struct{}
+}
+
+// Start spawns the server. The error wraps ErrStart when the command cannot run.
+func Start(opts Options) (*Client, error) {
+	if opts.Timeout == 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.MaxMessageSize == 0 {
+		opts.MaxMessageSize = 64 << 20
+	}
+	if opts.Grace == 0 {
+		opts.Grace = 2 * time.Second
+	}
+	if opts.StderrLines == 0 {
+		opts.StderrLines = 50
+	}
+	start := time.Now()
+	p, err := startProcess(opts.Command, opts.Dir, opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		opts:      opts,
+		proc:      p,
+		trans:     newTranscript(start),
+		tail:      &stderrTail{max: opts.StderrLines},
+		nextID:    1,
+		pending:   map[string]*call{},
+		loose:     map[string]*call{},
+		changed:   make(chan struct{}),
+		stdoutEOF: make(chan struct{}),
+	}
+	go drainStderr(p.stderr, c.tail, c.trans, 200)
+	go c.readLoop()
+	go c.watchExit()
+	return c, nil
+}
+
+// Transcript returns the client's transcript.
+func (c *Client) Transcript() *Transcript { return c.trans }
+
+// StderrTail returns the last lines the server wrote to stderr.
+func (c *Client) StderrTail() []string { return c.tail.snapshot() }
+
+// StderrBytes returns how many bytes the server wrote to stderr.
+func (c *Client) StderrBytes() int64 {
+	c.tail.mu.Lock()
+	defer c.tail.mu.Unlock()
+	return c.tail.bytes
+}
+
+// Pid returns the server's process id.
+func (c *Client) Pid() int { return c.proc.cmd.Process.Pid }
+
+// Done is closed when the server process has exited.
+func (c *Client) Done() <-chan struct{} { return c.proc.done }
+
+// ExitInfo says how the process ended, or that it is still running.
+func (c *Client) ExitInfo() ExitInfo { return c.proc.exitInfo() }
+
+// Timeout returns the default request deadline.
+func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
+
+// NewID returns a fresh integer id the client has not used.
+func (c *Client) NewID() json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextID
+	c.nextID++
+	return json.RawMessage(strconv.FormatInt(id, 10))
+}
+
+// Call sends a request with a fresh id and waits for its response, the
+// deadline, or the end of the process. params may be nil (no params member),
+// a json.RawMessage, or any value encoding/json accepts.
+func (c *Client) Call(ctx context.Context, method string, params any) *Exchange {
+	return c.CallID(ctx, c.NewID(), method, params)
+}
+
+// CallID is Call with an id chosen by the caller (any JSON value).
+func (c *Client) CallID(ctx context.Context, id json.RawMessage, method string, params any) *Exchange {
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		return &Exchange{ID: id, Method: method, Err: err}
+	}
+	return c.CallRaw(ctx, id, method, line)
+}
+
+// CallRaw writes line as is and waits for a response whose id is id.
+func (c *Client) CallRaw(ctx context.Context, id json.RawMessage, method string, line []byte) *Exchange {
+	x := &Exchange{ID: id, Method: method, Sent: line}
+	cl := &call{x: x, done: make(chan struct{})}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		x.Err = ErrClosed
+		return x
+	}
+	c.pending[idKey(id)] = cl
+	c.loose[looseIDKey(id)] = cl
+	c.mu.Unlock()
+	start := time.Now()
+	seq, err := c.write(line)
+	x.SentSeq = seq
+	if err != nil {
+		if c.withdraw(cl) {
+			x.Err = fmt.Errorf("writing request: %w", err)
+		} else {
+			<-cl.done
+		}
+		return x
+	}
+	timer := time.NewTimer(c.opts.Timeout)
+	defer timer.Stop()
+	var stop error
+	select {
+	case <-cl.done:
+	case <-timer.C:
+		stop = fmt.Errorf("%w (%s)", ErrTimeout, c.opts.Timeout)
+	case <-ctx.Done():
+		stop = ctx.Err()
+	}
+	if stop != nil {
+		if c.withdraw(cl) {
+			x.Err = stop
+			if errors.Is(stop, ErrTimeout) {
+				c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s) within %s", method, id, c.opts.Timeout))})
+			}
+		} else {
+			<-cl.done // completed concurrently: keep that outcome
+		}
+	}
+	x.Duration = time.Since(start)
+	return x
+}
+
+// withdraw removes a pending call; false means it was completed meanwhile.
+func (c *Client) withdraw(cl *call) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := idKey(cl.x.ID)
+	if c.pending[k] != cl {
+		return false
+	}
+	delete(c.pending, k)
+	delete(c.loose, looseIDKey(cl.x.ID))
+	return true
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(method string, params any) error {
+	line, err := encodeRequest(nil, method, params)
+	if err != nil {
+		return err
+	}
+	_, err = c.write(line)
+	return err
+}
+
+// SendRaw writes line followed by a newline, whatever it holds. Robustness
+// probes use it to send what a strict client never would.
+func (c *Client) SendRaw(line []byte) error {
+	_, err := c.write(line)
+	return err
+}
+
+// CloseStdin closes the server's input without waiting.
+func (c *Client) CloseStdin() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.proc.stdin.Close()
+}
+
+func (c *Client) write(line []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	e := Entry{Dir: Send, Data: line}
+	if m, err := DecodeMessage(line); err == nil {
+		e.Msgs = []*Message{m}
+	}
+	seq := c.trans.add(e)
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+	_, err := c.proc.stdin.Write(buf)
+	return seq, err
+}
+
+func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error) {
+	m, err := json.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	b := []byte(`{"jsonrpc":"2.0"`)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	b = append(append(b, `,"method":`...), m...)
+	if params != nil {
+		var p []byte
+		if raw, ok := params.(json.RawMessage); ok {
+			p = raw
+		} else if p, err = json.Marshal(params); err != nil {
+			return nil, fmt.Errorf("encoding params: %v", err)
+		}
+		b = append(append(b, `,"params":`...), p...)
+	}
+	return append(b, '}'), nil
+}
+
+func (c *Client) readLoop() {
+	defer close(c.stdoutEOF)
+	lr := NewLineReader(c.proc.stdout, c.opts.MaxMessageSize)
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.trans.add(Entry{Dir: Event, Data: []byte("reading stdout: " + err.Error())})
+			}
+			return
+		}
+		e := Entry{Dir: Recv, Data: l.Raw, Len: l.Len, Line: l}
+		var msgs []*Message
+		if l.Value != nil {
+			if l.Value[0] == '[' {
+				e.Batch = true
+				var items []json.RawMessage
+				if json.Unmarshal(l.Value, &items) == nil {
+					for _, it := range items {
+						if m, err := DecodeMessage(it); err == nil {
+							msgs = append(msgs, m)
+						}
+					}
+				}
+			} else if m, err := DecodeMessage(l.Value); err == nil {
+				msgs = append(msgs, m)
+			}
+		}
+		// Record the line before dispatching so a waiter that wakes up finds
+		// it in the transcript. The entry keeps slim copies; dispatch gets
+		// the full messages.
+		e.Msgs = append([]*Message(nil), msgs...)
+		seq := c.trans.add(e)
+		l.Value = nil // the decoded messages hold what is needed
+		for _, m := range msgs {
+			c.dispatch(m, seq)
+		}
+		c.mu.Lock()
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
+}
+
+func (c *Client) dispatch(m *Message, seq int) {
+	switch m.Kind() {
+	case KindResponse:
+		if m.ID != nil {
+			c.mu.Lock()
+			cl, ok := c.pending[idKey(m.ID)]
+			loose := false
+			if !ok {
+				cl, ok = c.loose[looseIDKey(m.ID)]
+				loose = ok
+			}
+			if ok {
+				delete(c.pending, idKey(cl.x.ID))
+				delete(c.loose, looseIDKey(cl.x.ID))
+				cl.x.Response, cl.x.LooseID, cl.x.RecvSeq = m, loose, seq
+				c.mu.Unlock()
+				close(cl.done)
+				return
+			}
+			c.mu.Unlock()
+		}
+	case KindRequest:
+		c.answerServerRequest(m)
+	}
+	c.mu.Lock()
+	c.inbound = append(c.inbound, &Inbound{Msg: m, Seq: seq})
+	c.mu.Unlock()
+}
+
+// answerServerRequest answers what a server may ask of a client: ping gets
+// the empty result; anything else is a method this client does not offer
+// (it declares no client capabilities).
+func (c *Client) answerServerRequest(m *Message) {
+	var line []byte
+	if m.Method == "ping" {
+		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
+	} else {
+		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"method not found"}}`)
+	}
+	go func() { _, _ = c.write(line) }()
+}
+
+// watchExit fails every pending request once the process is gone and its
+// output has been read (or a short while has passed, for servers whose
+// children keep stdout open).
+func (c *Client) watchExit() {
+	<-c.proc.done
+	select {
+	case <-c.stdoutEOF:
+	case <-time.After(200 * time.Millisecond):
+	}
+	info := c.proc.exitInfo()
+	c.trans.add(Entry{Dir: Event, Data: []byte("server " + info.String())})
+	c.mu.Lock()
+	for k, cl := range c.pending {
+		cl.x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
+		delete(c.pending, k)
+		delete(c.loose, looseIDKey(cl.x.ID))
+		close(cl.done)
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// Inbound returns the unmatched messages received so far.
+func (c *Client) Inbound() []*Inbound {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*Inbound(nil), c.inbound...)
+}
+
+// WaitInbound waits until an unmatched message with sequence number >= from
+// satisfies pred, the timeout passes, or the process exits.
+func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*Message) bool) *Inbound {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		for _, in := range c.inbound {
+			if in.Seq >= from && pred(in.Msg) {
+				c.mu.Unlock()
+				return in
+			}
+		}
+		ch := c.changed
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return nil
+		case <-c.proc.done:
+			// One last look after the exit has been processed.
+			select {
+			case <-ch:
+				continue
+			case <-deadline.C:
+				return nil
+			}
+		}
+	}
+}
+
+// Close shuts the server down in the spec's order and returns how it ended.
+// Requests still pending fail with ErrClosed.
+func (c *Client) Close() ExitInfo {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wmu.Lock()
+	info := c.proc.shutdown(c.opts.Grace)
+	c.wmu.Unlock()
+	c.proc.stdout.Close()
+	c.proc.stderr.Close()
+	c.mu.Lock()
+	for k, cl := range c.pending {
+		cl.x.Err = ErrClosed
+		delete(c.pending, k)
+		close(cl.done)
+	}
+	c.mu.Unlock()
+	return info
+}

@@ -1,0 +1,266 @@
+package mockclient
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// minimalEnvKeys are the variables a server gets by default: enough to run,
+// not enough to pick up the caller's credentials or tokens.
+var minimalEnvKeys = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"}
+
+// Environment builds a server's environment: the minimal set of the caller's
+// variables (or all of them when inherit is set), then extra KEY=VALUE pairs,
+// which win over inherited ones.
+func Environment(extra []string, inherit bool) []string {
+	vals := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	if inherit {
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				set(k, v)
+			}
+		}
+	} else {
+		for _, k := range minimalEnvKeys {
+			if v, ok := os.LookupEnv(k); ok {
+				set(k, v)
+			}
+		}
+	}
+	for _, kv := range extra {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set(k, v)
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+vals[k])
+	}
+	return out
+}
+
+// ExitInfo says how a server process ended.
+type ExitInfo struct {
+	Exited bool // false if it was still running when last looked at
+	Code   int  // exit status, -1 when killed by a signal
+	Signal string
+	// Stage is how shutdown got it to stop: "before-shutdown" (it exited on its
+	// own), "stdin-eof", "sigterm" or "sigkill".
+	Stage string
+	// AfterShutdown is the time from the start of shutdown to the exit.
+	AfterShutdown time.Duration
+}
+
+func (e ExitInfo) String() string {
+	switch {
+	case !e.Exited:
+		return "still running"
+	case e.Signal != "":
+		return "killed by " + e.Signal
+	default:
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+}
+
+// process owns the OS process of a server: its group, its pipes, its exit.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   *os.File
+	stdout  *os.File
+	stderr  *os.File
+	done    chan struct{}
+	mu      sync.Mutex
+	exit    ExitInfo
+	stopped time.Time // when shutdown began
+	stage   string
+}
+
+// ErrStart wraps every failure to start the server command.
+var ErrStart = errors.New("starting the server")
+
+func startProcess(argv []string, dir string, env []string) (*process, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%w: empty command", ErrStart)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = dir
+	cmd.Env = env
+	// Plain *os.File ends mean Wait does not wait for pipe copying, so a
+	// grandchild that keeps stdout open cannot stall the harness.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{})}
+	go p.wait()
+	return p, nil
+}
+
+func (p *process) wait() {
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	e := ExitInfo{Exited: true, Code: p.cmd.ProcessState.ExitCode()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal().String()
+			e.Code = -1
+		}
+	}
+	if p.stopped.IsZero() {
+		e.Stage = "before-shutdown"
+	} else {
+		e.Stage = p.stage
+		e.AfterShutdown = time.Since(p.stopped)
+	}
+	p.exit = e
+	p.mu.Unlock()
+	close(p.done)
+}
+
+func (p *process) exitInfo() ExitInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exit
+}
+
+func (p *process) setStage(s string) {
+	p.mu.Lock()
+	if p.stopped.IsZero() {
+		p.stopped = time.Now()
+	}
+	p.stage = s
+	p.mu.Unlock()
+}
+
+func (p *process) signalGroup(sig syscall.Signal) {
+	// The negative pid names the whole process group the server leads.
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// shutdown follows the spec's stdio order: "the client SHOULD initiate
+// shutdown by first closing the input stream to the child process, waiting
+// for the server to exit, sending SIGTERM if it does not exit within a
+// reasonable time, and SIGKILL if it does not exit after SIGTERM".
+func (p *process) shutdown(grace time.Duration) ExitInfo {
+	select {
+	case <-p.done:
+	default:
+		p.setStage("stdin-eof")
+		p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			p.setStage("sigterm")
+			p.signalGroup(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(grace):
+				p.setStage("sigkill")
+				p.signalGroup(syscall.SIGKILL)
+				<-p.done
+			}
+		}
+	}
+	p.stdin.Close()
+	// Children left in the group die with it even when the leader exited cleanly.
+	p.signalGroup(syscall.SIGKILL)
+	return p.exitInfo()
+}
+
+// stderrTail keeps the last lines a server wrote to stderr, bounded in count
+// and in line length, and counts everything.
+type stderrTail struct {
+	mu    sync.Mutex
+	lines []string
+	max   int
+	bytes int64
+	total int
+}
+
+const stderrLineKeep = 512
+
+func (s *stderrTail) add(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total++
+	s.bytes += int64(len(line)) + 1
+	if len(line) > stderrLineKeep {
+		line = line[:stderrLineKeep] + "…"
+	}
+	s.lines = append(s.lines, line)
+	if len(s.lines) > s.max {
+		s.lines = s.lines[len(s.lines)-s.max:]
+	}
+}
+
+func (s *stderrTail) snapshot() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.lines...)
+}
+
+// drainStderr reads stderr until EOF so a chatty server never blocks on a
+// full pipe. Only the first lines go to the transcript; all are counted.
+func drainStderr(f *os.File, tail *stderrTail, t *Transcript, budget int) {
+	r := bufio.NewReaderSize(f, 64*1024)
+	for {
+		line, err := r.ReadSlice('\n')
+		if len(line) > 0 {
+			full := len(line)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				// Skip the rest of an overlong line without keeping it.
+				var more []byte
+				more, err = r.ReadSlice('\n')
+				full += len(more)
+			}
+			s := strings.TrimRight(string(line), "\r\n")
+			tail.add(s)
+			if budget > 0 {
+				budget--
+				t.add(Entry{Dir: Stderr, Data: []byte(s), Len: full})
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mcpconform/mcpconform/vectors"
+)
+
+// obj decodes a JSON object into its members, or nil.
+func obj(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// jtype names the JSON type of raw: string, integer, number, boolean,
+// object, array, null, or "" when raw is empty.
+func jtype(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if vectors.IsInteger(string(raw)) {
+		return "integer"
+	}
+	return "number"
+}
+
+func str(raw json.RawMessage) (string, bool) {
+	var s string
+	if jtype(raw) != "string" || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func arr(raw json.RawMessage) ([]json.RawMessage, bool) {
+	var a []json.RawMessage
+	if jtype(raw) != "array" || json.Unmarshal(raw, &a) != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+func toAny(raw json.RawMessage) any {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	return v
+}

@@ -1,0 +1,112 @@
+// Package vectors holds mcpconform's language-neutral test vectors: JSON
+// files, each a group of tests tied to requirement ids and spec sections.
+// The files are embedded in the binary; Load reads and validates them.
+package vectors
+
+import (
+	"embed"
+	"encoding/json"
+)
+
+// Files are the embedded vector files.
+//
+//go:embed resources/*.json
+var Files embed.FS
+
+// SchemaJSON is the JSON Schema every vector file must satisfy.
+//
+//go:embed vector.schema.json
+var SchemaJSON []byte
+
+// File is one vector file: a group of tests with shared requirements.
+type File struct {
+	// Path is where the file was loaded from (set by the loader).
+	Path        string   `json:"-"`
+	Schema      string   `json:"$schema,omitempty"`
+	Group       string   `json:"group"`
+	Description string   `json:"description"`
+	Area        string   `json:"area"`
+	Notes       []string `json:"notes,omitempty"`
+	Requires    Requires `json:"requires,omitempty"`
+	// Session is where the tests run: "shared" (the one initialized session
+	// per version), "fresh" (an initialized process of their own) or
+	// "uninitialized" (a process of their own that never saw initialize).
+	Session string  `json:"session,omitempty"`
+	Tests   []*Test `json:"tests"`
+}
+
+// Requires gates tests: a test runs only when every condition holds, and is
+// skipped with the reason otherwise.
+type Requires struct {
+	// Capabilities are server capability paths such as "resources" or
+	// "resources.subscribe" that must be declared (and true for booleans).
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Versions restricts the negotiated protocol versions.
+	Versions []string `json:"versions,omitempty"`
+	// Discovered names lists that must be non-empty: "resources", "templates".
+	Discovered []string `json:"discovered,omitempty"`
+}
+
+// Test is one vector.
+type Test struct {
+	ID          string   `json:"id"`
+	Requirement string   `json:"requirement"`
+	Level       string   `json:"level"`
+	Spec        string   `json:"spec"`
+	Description string   `json:"description"`
+	Comment     string   `json:"comment,omitempty"`
+	Flags       []string `json:"flags,omitempty"`
+	Requires    Requires `json:"requires,omitempty"`
+	Session     string   `json:"session,omitempty"`
+	// Foreach runs the test once per discovered item ("resource" or
+	// "template"), binding {{item.*}}; the worst item verdict is the test's.
+	Foreach string `json:"foreach,omitempty"`
+	// Steps are sent in order; the expectation judges the last request step.
+	Steps []Step `json:"steps"`
+	// CheckAlive sends a ping after the steps; its answer sets "alive".
+	CheckAlive bool `json:"checkAlive,omitempty"`
+	// Expect lists the acceptable outcomes in order; the first that matches
+	// gives the verdict.
+	Expect []Outcome `json:"expect"`
+	// Otherwise is the verdict when no outcome matches (default "fail").
+	Otherwise string `json:"otherwise,omitempty"`
+	// File is the file the test came from (set by the loader).
+	File *File `json:"-"`
+}
+
+// Step is one thing sent to the server.
+type Step struct {
+	// Request is a request with a runner-assigned id (unless ID is given).
+	Request *Call `json:"request,omitempty"`
+	// Notify is a notification.
+	Notify *Call `json:"notify,omitempty"`
+	// Raw is a line sent byte for byte (robustness probes only). ReplyID,
+	// when set, is the id a reply to it would carry.
+	Raw     *string         `json:"raw,omitempty"`
+	ReplyID json.RawMessage `json:"replyId,omitempty"`
+	// SilenceMs is how long to listen for a reply that should not come.
+	SilenceMs int `json:"silenceMs,omitempty"`
+}
+
+// Call is a method and its params. Params absent means no params member.
+type Call struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+	// ID overrides the runner's id (any JSON value, for id-echo probes).
+	ID json.RawMessage `json:"id,omitempty"`
+}
+
+// Outcome is one acceptable (or graded) outcome.
+type Outcome struct {
+	Verdict string `json:"verdict"`
+	// Versions restricts the outcome to sessions of these versions.
+	Versions []string `json:"versions,omitempty"`
+	Note     string   `json:"note,omitempty"`
+	// At most one of Result, Error, Response; or Silence.
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    json.RawMessage `json:"error,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+	Silence  bool            `json:"silence,omitempty"`
+	// Alive, when set, requires the follow-up ping to have (or not have) an answer.
+	Alive *bool `json:"alive,omitempty"`
+}
