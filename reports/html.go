@@ -1,0 +1,267 @@
+package reports
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+)
+
+// The HTML report is one self-contained file: the stylesheet and the script
+// are inline, and a Content-Security-Policy forbids every fetch, so opening a
+// report never touches the network and a string from the server, even one
+// that got past html/template, could not run as script.
+var (
+	//go:embed report.html.tmpl
+	htmlTemplateText string
+	//go:embed report.css
+	htmlCSS string
+	//go:embed report.js
+	htmlScript string
+
+	htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+
+	// htmlCSP allows exactly the inline script below (by its hash), inline
+	// styles and data: images, and nothing else.
+	htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '" +
+		scriptHash(htmlScript) + "'; base-uri 'none'; form-action 'none'"
+)
+
+// Caps of the HTML report.
+const (
+	htmlTranscriptLines = 500     // per check, the last ones
+	htmlTranscriptBytes = 8 << 10 // per transcript line
+	htmlHeadlineLetters = 200
+)
+
+// scriptHash returns the CSP source expression of an inline script.
+func scriptHash(script string) string {
+	sum := sha256.Sum256([]byte(script))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// WriteHTML writes the report as one self-contained HTML page: the summary
+// on top, filters by verdict, level and area, a search box, and every result
+// expandable to its message, Expected, Actual, their line diff, the spec link
+// and the transcript of the check.
+//
+// Every row is rendered here with html/template, so the page reads complete
+// without script; the script only filters. A filter can be given in the URL,
+// as in report.html#verdict=fail,warn&level=MUST&area=resources&q=text.
+func WriteHTML(w io.Writer, r *Report) error {
+	var buf bytes.Buffer
+	if err := htmlTemplate.Execute(&buf, newHTMLView(r)); err != nil {
+		return fmt.Errorf("rendering html: %w", err)
+	}
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// htmlView is what the template renders. Every string in it is sanitized
+// text; html/template escapes it for its context.
+type htmlView struct {
+	Title       string
+	CSP         string
+	CSS         template.CSS
+	Script      template.JS
+	Tool        string
+	Server      string
+	Verdict     string
+	Total       int
+	Counts      []htmlCount
+	Target      []htmlFact
+	Stale       []string
+	Interrupted string
+	StderrTail  string
+	Levels      []htmlFacet
+	Areas       []htmlFacet
+	Results     []htmlResult
+}
+
+type htmlCount struct {
+	Verdict string
+	N       int
+}
+
+type htmlFact struct {
+	Name, Value string
+	Code        bool
+	Wide        bool // long values get a row of their own
+}
+
+type htmlFacet struct {
+	Value string
+	N     int
+}
+
+type htmlResult struct {
+	Anchor          string
+	ID              string
+	Requirement     string
+	Level           string
+	Verdict         string
+	Area            string
+	ProtocolVersion string
+	Labels          []string
+	Headline        string
+	Message         string
+	Spec            string
+	SpecIsLink      bool
+	Expected        string
+	Actual          string
+	Diff            []htmlDiffLine
+	Transcript      []htmlTranscriptLine
+	TranscriptCut   int
+}
+
+type htmlDiffLine struct {
+	Class string
+	Text  string
+}
+
+type htmlTranscriptLine struct {
+	AtMs int64
+	Dir  string
+	Text string
+}
+
+func newHTMLView(r *Report) *htmlView {
+	s := summarize(r)
+	v := &htmlView{
+		CSP:         htmlCSP,
+		CSS:         template.CSS(htmlCSS),
+		Script:      template.JS(htmlScript),
+		Tool:        htmlText(toolName(r)),
+		Verdict:     s.Verdict,
+		Total:       len(r.Results),
+		Interrupted: htmlText(r.Interrupted),
+		StderrTail:  htmlText(truncateBytes(strings.Join(r.Target.StderrTail, "\n"), docValueBytes)),
+	}
+	v.Title = v.Tool + " report: " + s.Verdict
+	if si := serverInfoText(r.Target.ServerInfo); si != "" {
+		v.Server = htmlText(truncate(si, 80))
+		v.Title += " · " + v.Server
+	}
+	for _, verdict := range Verdicts {
+		if verdict == XFail && s.XFail == 0 {
+			continue
+		}
+		v.Counts = append(v.Counts, htmlCount{Verdict: string(verdict), N: s.count(verdict)})
+	}
+	v.Target = htmlTargetFacts(r)
+	for _, id := range r.Stale {
+		v.Stale = append(v.Stale, htmlText(id))
+	}
+	v.Levels = facets(r.Results, func(res *Result) string { return htmlText(res.Level) })
+	v.Areas = facets(r.Results, func(res *Result) string { return htmlText(areaOf(res)) })
+	for n, i := range bySeverity(r.Results) {
+		v.Results = append(v.Results, newHTMLResult(&r.Results[i], n))
+	}
+	return v
+}
+
+func htmlTargetFacts(r *Report) []htmlFact {
+	var f []htmlFact
+	add := func(name, value string, code bool) {
+		if value != "" {
+			value = htmlText(truncateBytes(value, docTranscriptBytes))
+			f = append(f, htmlFact{Name: name, Value: value, Code: code, Wide: len(value) > 40})
+		}
+	}
+	add("Command", strings.Join(r.Target.Command, " "), true)
+	add("Server", serverInfoText(r.Target.ServerInfo), false)
+	add("Protocol version", r.Target.ProtocolVersion, true)
+	add("Versions judged", strings.Join(r.Target.Versions, ", "), true)
+	if v, ok := compactJSON(rawJSON(r.Target.Capabilities)); ok {
+		add("Capabilities", v, true)
+	}
+	if r.Target.Processes > 0 {
+		add("Server processes", fmt.Sprint(r.Target.Processes), false)
+	}
+	tool := toolName(r)
+	if r.Tool.Version != "" {
+		tool += " " + r.Tool.Version
+	}
+	add("Tool", tool, false)
+	if !r.StartedAt.IsZero() {
+		add("Started", r.StartedAt.UTC().Format(time.RFC3339), false)
+	}
+	if r.DurationMs > 0 {
+		add("Duration", seconds(r.DurationMs)+" s", false)
+	}
+	return f
+}
+
+func newHTMLResult(res *Result, n int) htmlResult {
+	h := htmlResult{
+		Anchor:          fmt.Sprintf("r%d", n),
+		ID:              htmlText(res.ID),
+		Requirement:     htmlText(res.Requirement),
+		Level:           htmlText(res.Level),
+		Verdict:         htmlText(string(res.Verdict)),
+		Area:            htmlText(areaOf(res)),
+		ProtocolVersion: htmlText(res.ProtocolVersion),
+		Headline:        htmlText(truncate(firstLine(res.Message), htmlHeadlineLetters)),
+		Message:         htmlText(truncateBytes(res.Message, docValueBytes)),
+		Spec:            htmlText(res.Spec),
+		SpecIsLink:      isHTTPS(res.Spec),
+	}
+	for _, l := range res.Labels {
+		h.Labels = append(h.Labels, htmlText(l))
+	}
+	exp, hasExp := prettyJSON(res.Expected)
+	act, hasAct := prettyJSON(res.Actual)
+	if hasExp {
+		h.Expected = htmlText(truncateBytes(exp, docValueBytes))
+	}
+	if hasAct {
+		h.Actual = htmlText(truncateBytes(act, docValueBytes))
+	}
+	if hasExp && hasAct && h.Expected != h.Actual {
+		for _, d := range lineDiff(h.Expected, h.Actual) {
+			h.Diff = append(h.Diff, htmlDiffLine{Class: diffClass[d.Op], Text: string(d.Op) + " " + d.Text})
+		}
+	}
+	lines := res.Transcript
+	if n := len(lines) - htmlTranscriptLines; n > 0 {
+		h.TranscriptCut = n
+		lines = lines[n:]
+	}
+	for _, l := range lines {
+		h.Transcript = append(h.Transcript, htmlTranscriptLine{
+			AtMs: l.AtMs,
+			Dir:  htmlText(l.Dir),
+			Text: sanitize(truncateBytes(l.Text, htmlTranscriptBytes), oneLine),
+		})
+	}
+	return h
+}
+
+var diffClass = map[diffOp]string{diffSame: "same", diffDel: "del", diffAdd: "add"}
+
+// facets returns the distinct values of f with their counts.
+func facets(results []Result, f func(*Result) string) []htmlFacet {
+	var out []htmlFacet
+	for _, v := range distinct(results, f) {
+		n := 0
+		for i := range results {
+			if f(&results[i]) == v {
+				n++
+			}
+		}
+		out = append(out, htmlFacet{Value: v, N: n})
+	}
+	return out
+}
+
+// htmlText sanitizes s for display: html/template does the escaping, this
+// makes control characters and invalid UTF-8 visible instead of letting the
+// browser swallow or replace them.
+func htmlText(s string) string {
+	return sanitize(s, multiLine)
+}

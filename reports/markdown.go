@@ -1,0 +1,228 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown, made for a CI
+// job summary: the verdict counts and the overall verdict first, then the
+// target, then one section per failure, error and warning (with Expected and
+// Actual in fenced blocks), then a compact table of every other result.
+//
+// Server strings cannot escape their place: table cells escape |, <, > and
+// line breaks, prose escapes Markdown punctuation, and every fenced block is
+// fenced with more backticks than any run inside it.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	s := summarize(r)
+
+	fmt.Fprintf(bw, "# %s report: %s\n\n", mdText(toolName(r)), strings.ToUpper(mdText(s.Verdict)))
+	fmt.Fprintln(bw, "| verdict | count |")
+	fmt.Fprintln(bw, "| --- | ---: |")
+	for _, v := range Verdicts {
+		if v == XFail && s.XFail == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "| %s | %d |\n", v, s.count(v))
+	}
+	fmt.Fprintf(bw, "| **overall** | **%s** |\n\n", mdCell(s.Verdict))
+
+	if r.Interrupted != "" {
+		fmt.Fprintf(bw, "> **Interrupted:** %s\n\n", mdText(firstLine(r.Interrupted)))
+	}
+	if len(r.Stale) > 0 {
+		fmt.Fprintf(bw, "**Stale baseline entries** (these checks pass now; remove them from the baseline):\n\n")
+		for _, id := range r.Stale {
+			fmt.Fprintf(bw, "- %s\n", mdCode(id))
+		}
+		fmt.Fprintln(bw)
+	}
+
+	mdTarget(bw, r)
+
+	order := bySeverity(r.Results)
+	for _, sec := range []struct {
+		verdict Verdict
+		title   string
+	}{{Fail, "Failures"}, {Error, "Errors"}, {Warn, "Warnings"}} {
+		n := s.count(sec.verdict)
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "## %s (%d)\n\n", sec.title, n)
+		for _, i := range order {
+			if r.Results[i].Verdict == sec.verdict {
+				mdResult(bw, &r.Results[i])
+			}
+		}
+	}
+
+	var others []int
+	for _, i := range order {
+		switch r.Results[i].Verdict {
+		case Fail, Error, Warn:
+		default:
+			others = append(others, i)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(bw, "<details><summary>Other results (%d)</summary>\n\n", len(others))
+		fmt.Fprintln(bw, "| verdict | check | requirement | level | message |")
+		fmt.Fprintln(bw, "| --- | --- | --- | --- | --- |")
+		for _, i := range others {
+			res := &r.Results[i]
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(string(res.Verdict)), mdCell(res.ID),
+				mdCell(res.Requirement), mdCell(res.Level), mdCell(truncate(firstLine(res.Message), consoleMessageWidth)))
+		}
+		fmt.Fprintf(bw, "\n</details>\n")
+	}
+	return bw.Flush()
+}
+
+func mdTarget(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "## Target\n\n")
+	if len(r.Target.Command) > 0 {
+		fmt.Fprintf(w, "- Command: %s\n", mdCode(truncateBytes(strings.Join(r.Target.Command, " "), docTranscriptBytes)))
+	}
+	if si := serverInfoText(r.Target.ServerInfo); si != "" {
+		fmt.Fprintf(w, "- Server: %s\n", mdText(truncateBytes(si, docTranscriptBytes)))
+	}
+	if r.Target.ProtocolVersion != "" {
+		fmt.Fprintf(w, "- Protocol version: %s\n", mdCode(r.Target.ProtocolVersion))
+	}
+	if len(r.Target.Versions) > 0 {
+		codes := make([]string, len(r.Target.Versions))
+		for i, v := range r.Target.Versions {
+			codes[i] = mdCode(v)
+		}
+		fmt.Fprintf(w, "- Versions judged: %s\n", strings.Join(codes, ", "))
+	}
+	if r.Target.Processes > 0 {
+		fmt.Fprintf(w, "- Server processes started: %d\n", r.Target.Processes)
+	}
+	tool := mdText(toolName(r))
+	if r.Tool.Version != "" {
+		tool += " " + mdText(r.Tool.Version)
+	}
+	run := "- Run: " + tool
+	if !r.StartedAt.IsZero() {
+		run += ", started " + r.StartedAt.UTC().Format(time.RFC3339)
+	}
+	if r.DurationMs > 0 {
+		run += ", took " + seconds(r.DurationMs) + " s"
+	}
+	fmt.Fprintf(w, "%s\n\n", run)
+	if len(r.Target.StderrTail) > 0 {
+		fmt.Fprintf(w, "Last lines the server wrote to stderr:\n\n")
+		mdFence(w, "text", truncateBytes(strings.Join(r.Target.StderrTail, "\n"), docValueBytes))
+	}
+}
+
+func mdResult(w io.Writer, res *Result) {
+	fmt.Fprintf(w, "### %s\n\n", mdCode(res.ID))
+	facts := []string{"**" + strings.ToUpper(mdText(string(res.Verdict))) + "**"}
+	if res.Requirement != "" {
+		facts = append(facts, "requirement "+mdCode(res.Requirement))
+	}
+	if res.Level != "" {
+		facts = append(facts, "level "+mdText(res.Level))
+	}
+	if res.ProtocolVersion != "" {
+		facts = append(facts, "protocol "+mdCode(res.ProtocolVersion))
+	}
+	if res.Spec != "" {
+		facts = append(facts, mdLink("spec", res.Spec))
+	}
+	fmt.Fprintf(w, "%s\n\n", strings.Join(facts, " · "))
+	mdFence(w, "text", truncateBytes(res.Message, docValueBytes))
+	if v, ok := prettyJSON(res.Expected); ok {
+		fmt.Fprintf(w, "Expected:\n\n")
+		mdFence(w, "json", truncateBytes(v, docValueBytes))
+	}
+	if v, ok := prettyJSON(res.Actual); ok {
+		fmt.Fprintf(w, "Actual:\n\n")
+		mdFence(w, "json", truncateBytes(v, docValueBytes))
+	}
+}
+
+// mdFence writes text as a fenced code block whose fence is longer than
+// the longest run of backticks in the text, so no line can close it.
+func mdFence(w io.Writer, lang, text string) {
+	text = sanitize(text, multiLine)
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	fmt.Fprintf(w, "%s%s\n%s\n%s\n\n", fence, lang, strings.TrimRight(text, "\n"), fence)
+}
+
+// mdCode writes s as one line of inline code, delimited by more backticks
+// than any run inside it.
+func mdCode(s string) string {
+	s = sanitize(s, oneLine)
+	if s == "" {
+		return ""
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdLink renders an https URL as a link; anything else as inline code.
+func mdLink(text, url string) string {
+	if !isHTTPS(url) {
+		return mdText(text) + " " + mdCode(url)
+	}
+	url = strings.NewReplacer("(", "%28", ")", "%29").Replace(url)
+	return "[" + mdText(text) + "](" + url + ")"
+}
+
+// mdText escapes s for Markdown prose on one line: Markdown punctuation is
+// backslash-escaped and HTML is written as entities, so server text can
+// neither format nor link nor inject markup.
+func mdText(s string) string {
+	s = sanitize(s, oneLine)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '~', '#', '!':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCell escapes s for a table cell: like mdText, with line breaks as <br>.
+func mdCell(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = mdText(l)
+	}
+	return strings.Join(lines, "<br>")
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}

@@ -1,0 +1,225 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Strings in a report come from the server under test: names, URIs, error
+// messages, raw transcript lines. Every writer treats them as data. The
+// helpers here turn any Go string into text that cannot act on a terminal or
+// break a document: control characters become visible escapes (ESC shows as
+// `\x1b`, so an ANSI CSI or OSC sequence is printed, never interpreted), and
+// bytes that are not UTF-8 show as `\xNN`.
+
+// textMode says which layout characters survive sanitizing literally.
+type textMode int
+
+const (
+	// oneLine escapes every control character, including tab and newline.
+	oneLine textMode = iota
+	// multiLine keeps tab and newline; a carriage return is still escaped, so
+	// a line can never overwrite what came before it on a terminal.
+	multiLine
+)
+
+// sanitize returns s with every control character (C0, DEL, C1), every
+// bidirectional-override or line-separator character and every byte that is
+// not part of valid UTF-8 replaced by a visible escape.
+func sanitize(s string, mode textMode) string {
+	if isPlain(s, mode) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
+		switch {
+		case r == '\n' && mode == multiLine, r == '\t' && mode == multiLine:
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f, isInvisibleFormat(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// isPlain reports whether s is printable ASCII (plus tab and newline in
+// multiLine mode), the common case that needs no copy.
+func isPlain(s string, mode textMode) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			continue
+		}
+		if mode == multiLine && (c == '\n' || c == '\t') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// isInvisibleFormat reports the characters that reorder or split text when
+// displayed ("Trojan Source"): bidirectional embeddings, overrides and
+// isolates, and the Unicode line and paragraph separators (which also end a
+// JavaScript string in older engines).
+func isInvisibleFormat(r rune) bool {
+	switch {
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028, r == 0x2029, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r == 0xfeff, r == 0xfffe, r == 0xffff:
+		return true
+	}
+	return false
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// truncate shortens s to at most n runes, marking the cut with an ellipsis.
+// It never splits a multi-byte character.
+func truncate(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) && count < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s[:i] + "…"
+}
+
+// truncateBytes shortens s to about n bytes (on a character boundary) and
+// says how much was left out. Documents use it to keep a 50 MB line from a
+// hostile server from turning into a 50 MB report.
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d more bytes]", s[:cut], len(s)-cut)
+}
+
+// jsonValue returns v as a value that encoding/json can always encode:
+// a json.RawMessage that is not valid JSON becomes a JSON string of its
+// text, and a value that cannot be marshalled (a NaN, a channel) becomes an
+// object naming the problem. A report must never fail to render because of
+// one odd value.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		if x == nil {
+			return nil
+		}
+		if !json.Valid(x) {
+			return string(x)
+		}
+		return x
+	}
+	if _, err := json.Marshal(v); err != nil {
+		return map[string]string{"$unencodable": err.Error()}
+	}
+	return v
+}
+
+// rawJSON is jsonValue for the raw JSON fields of the model.
+func rawJSON(m json.RawMessage) json.RawMessage {
+	if len(m) == 0 {
+		return nil
+	}
+	if !json.Valid(m) {
+		b, _ := json.Marshal(string(m))
+		return b
+	}
+	return m
+}
+
+// compactJSON renders v as one line of JSON for the console and tables.
+// It reports false when v is absent.
+func compactJSON(v any) (string, bool) {
+	v = jsonValue(v)
+	if v == nil {
+		return "", false
+	}
+	b, err := marshalNoEscape(v, "")
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// prettyJSON renders v as indented JSON for documents. It reports false when
+// v is absent.
+func prettyJSON(v any) (string, bool) {
+	v = jsonValue(v)
+	if v == nil {
+		return "", false
+	}
+	b, err := marshalNoEscape(v, "  ")
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// marshalNoEscape is json.Marshal without the \u003c escaping of <, > and &,
+// which each writer does itself in the way its format needs.
+func marshalNoEscape(v any, indent string) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// isHTTPS reports whether a spec link may be rendered as a link: only https
+// URLs are, so a report never carries a javascript: or file: link.
+func isHTTPS(s string) bool {
+	if !strings.HasPrefix(strings.ToLower(s), "https://") || len(s) <= len("https://") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '`' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,103 @@
+package reports
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		one, many string
+	}{
+		{"plain text", "plain text", "plain text"},
+		{"a\tb\nc", `a\tb\nc`, "a\tb\nc"},
+		{"over\rwrite", `over\rwrite`, `over\rwrite`},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`, `\x1b[31mred\x1b[0m`},
+		{"\x1b]0;title\x07", `\x1b]0;title\x07`, `\x1b]0;title\x07`},
+		{"nul\x00del\x7f", `nul\x00del\x7f`, `nul\x00del\x7f`},
+		{"c1\u0085\u009b", `c1\u0085\u009b`, `c1\u0085\u009b`},
+		{"bad\xff\xfe", `bad\xff\xfe`, `bad\xff\xfe`},
+		{"cut\xe2\x82", `cut\xe2\x82`, `cut\xe2\x82`},
+		{"surrogate\xed\xa0\x80", `surrogate\xed\xa0\x80`, `surrogate\xed\xa0\x80`},
+		{"rtl\u202eoverride\u2028", `rtl\u202eoverride\u2028`, `rtl\u202eoverride\u2028`},
+		{"noncharacter\ufffe", `noncharacter\ufffe`, `noncharacter\ufffe`},
+		{"ünïcode ✓ 日本", "ünïcode ✓ 日本", "ünïcode ✓ 日本"},
+	} {
+		if got := sanitize(tc.in, oneLine); got != tc.one {
+			t.Errorf("sanitize(%q, oneLine): got %q, want %q", tc.in, got, tc.one)
+		}
+		if got := sanitize(tc.in, multiLine); got != tc.many {
+			t.Errorf("sanitize(%q, multiLine): got %q, want %q", tc.in, got, tc.many)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"this is too long", 8, "this is…"},
+		{"日本語のテキスト", 4, "日本語…"},
+	} {
+		if got := truncate(tc.in, tc.n); got != tc.want {
+			t.Errorf("truncate(%q, %d): got %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	got := truncateBytes(strings.Repeat("é", 10), 5)
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, "éé…") || !strings.Contains(got, "16 more bytes") {
+		t.Errorf("truncateBytes: got %q", got)
+	}
+}
+
+func TestIsHTTPS(t *testing.T) {
+	for in, want := range map[string]bool{
+		"https://modelcontextprotocol.io/specification/2025-11-25/basic#x": true,
+		"HTTPS://example.invalid/":  true,
+		"http://example.invalid/":   false,
+		"javascript:alert(1)":       false,
+		"https://":                  false,
+		"https://a b":               false,
+		"https://a\"><script>":      false,
+		"data:text/html,x":          false,
+		"file:///etc/passwd":        false,
+		" https://leading.space/":   false,
+		"https://ok/\u202eevil":     false,
+		"//protocol-relative.host/": false,
+	} {
+		if got := isHTTPS(in); got != want {
+			t.Errorf("isHTTPS(%q): got %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestJSONValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{nil, "null"},
+		{json.RawMessage(nil), "null"},
+		{json.RawMessage(`{"a":1}`), `{"a":1}`},
+		{json.RawMessage(`{"a":`), `"{\"a\":"`},
+		{math.Inf(1), `{"$unencodable":"json: unsupported value: +Inf"}`},
+		{map[string]any{"ch": make(chan int)}, `{"$unencodable":"json: unsupported type: chan int"}`},
+		{"\xff", `"\ufffd"`},
+	} {
+		b, err := json.Marshal(jsonValue(tc.in))
+		if err != nil {
+			t.Errorf("jsonValue(%v): marshal: %v", tc.in, err)
+			continue
+		}
+		if string(b) != tc.want {
+			t.Errorf("jsonValue(%v): got %s, want %s", tc.in, b, tc.want)
+		}
+	}
+}

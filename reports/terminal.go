@@ -1,0 +1,13 @@
+package reports
+
+import "os"
+
+// ColorEnabled reports whether output to f may be coloured: only when f is a
+// terminal, NO_COLOR is unset or empty (https://no-color.org), and TERM is
+// not "dumb".
+func ColorEnabled(f *os.File) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return f != nil && isTerminal(f)
+}
