@@ -1,0 +1,81 @@
+// Command gosdk is an MCP server over stdio built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk). mcpconform's own tests run the
+// suite against it to see how a real implementation fares.
+//
+// It serves the resources of package fixture: three static resources (JSON,
+// plain text, a PNG blob) listed two per page, the templates greeting://{name}
+// (text) and test://bytes/{count} (blob), resource subscriptions, and a tool
+// "touch" that sends notifications/resources/updated for a URI to the
+// sessions subscribed to it. Everything but JSON-RPC stays off stdout.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/mcpconform/mcpconform/internal/testservers/fixture"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	log.SetOutput(os.Stderr)
+	log.SetPrefix("gosdk: ")
+	if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// touchInput is the argument of the "touch" tool.
+type touchInput struct {
+	URI string `json:"uri" jsonschema:"the URI of the resource that changed"`
+}
+
+func newServer() *mcp.Server {
+	// The SDK keeps the subscription table itself; the handlers only accept.
+	accept := func(context.Context, *mcp.SubscribeRequest) error { return nil }
+	server := mcp.NewServer(&mcp.Implementation{Name: "mcpconform-gosdk", Version: "0.1.0"}, &mcp.ServerOptions{
+		PageSize:           fixture.PageSize,
+		SubscribeHandler:   accept,
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+
+	text := func(s string) mcp.ResourceHandler {
+		return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: s}}}, nil
+		}
+	}
+	server.AddResource(&mcp.Resource{URI: fixture.ConfigURI, Name: fixture.ConfigName, MIMEType: fixture.ConfigMIME}, text(fixture.ConfigText))
+	server.AddResource(&mcp.Resource{URI: fixture.NoteURI, Name: fixture.NoteName, MIMEType: fixture.NoteMIME}, text(fixture.NoteText))
+	server.AddResource(&mcp.Resource{URI: fixture.PixelURI, Name: fixture.PixelName, MIMEType: fixture.PixelMIME, Size: int64(len(fixture.Pixel))},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Blob: fixture.Pixel}}}, nil
+		})
+
+	server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: fixture.GreetingTemplate, Name: fixture.GreetingName, MIMEType: fixture.GreetingMIME},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			s, ok := fixture.Greeting(req.Params.URI)
+			if !ok {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: s}}}, nil
+		})
+	server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: fixture.BytesTemplate, Name: fixture.BytesName, MIMEType: fixture.BytesMIME},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			b, err := fixture.Bytes(req.Params.URI)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Blob: b}}}, nil
+		})
+
+	mcp.AddTool(server, &mcp.Tool{Name: "touch", Description: "Send notifications/resources/updated for a URI to its subscribers."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in touchInput) (*mcp.CallToolResult, any, error) {
+			if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: in.URI}); err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("touched %s", in.URI)}}}, nil, nil
+		})
+	return server
+}
