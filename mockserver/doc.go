@@ -1,0 +1,20 @@
+// Package mockserver is a reference MCP server for the stdio transport,
+// built from a JSON fixture, that can misbehave on request.
+//
+// Without faults it follows the protocol revisions 2024-11-05 through
+// 2025-11-25: the initialize handshake and version negotiation, ping,
+// resources (static and templated, text and binary), pagination with
+// opaque cursors, subscriptions, and list changes, with the fields of each
+// message cut to the negotiated version. The mcpconform suite tests
+// itself against it: every check must fail against a fault that breaks
+// its rule and pass against the correct server. Client authors can point
+// their clients at it too (`mcpconform mock`).
+//
+// A fault (see Faults) breaks exactly one rule of the requirement
+// catalogue and leaves the rest of the behaviour correct. Faults of the
+// "process" layer that exit, ignore signals or start children act on the
+// whole process; use them only where Serve runs in a process of its own.
+//
+// The fixture format and the fault catalogue are documented in README.md
+// next to this file; fixture.schema.json is the fixture's JSON Schema.
+package mockserver

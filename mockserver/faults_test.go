@@ -1,0 +1,500 @@
+package mockserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestFaultCatalogue(t *testing.T) {
+	faults := Faults()
+	if len(faults) < 45 {
+		t.Errorf("%d faults, want at least 45", len(faults))
+	}
+	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	reqID := regexp.MustCompile(`^[A-Z]+(-[A-Z]+)*-[0-9]{2}$`)
+	seen := map[string]bool{}
+	for _, f := range faults {
+		if seen[f.Name] {
+			t.Errorf("fault %s listed twice", f.Name)
+		}
+		seen[f.Name] = true
+		if !kebab.MatchString(f.Name) {
+			t.Errorf("fault name %q is not kebab-case", f.Name)
+		}
+		if !reqID.MatchString(f.Requirement) {
+			t.Errorf("fault %s: requirement %q is not a catalogue id", f.Name, f.Requirement)
+		}
+		if f.Level != LevelMust && f.Level != LevelShould && f.Level != LevelInfo {
+			t.Errorf("fault %s: level %q", f.Name, f.Level)
+		}
+		if f.Layer == "" || f.Description == "" {
+			t.Errorf("fault %s: empty layer or description", f.Name)
+		}
+	}
+	if !sort.SliceIsSorted(faults, func(i, j int) bool {
+		return faults[i].Layer < faults[j].Layer || faults[i].Layer == faults[j].Layer && faults[i].Name < faults[j].Name
+	}) {
+		t.Errorf("Faults() is not sorted by layer then name")
+	}
+	// Names other packages refer to.
+	for _, name := range strings.Fields(`banner log-stdout pretty-print bom invalid-utf8 crlf blank-lines nul-byte
+		partial-line-at-exit wrong-jsonrpc-version missing-jsonrpc id-as-string id-mismatch result-and-error
+		result-not-object error-code-string error-code-float reply-to-notification notification-with-id
+		no-parse-error crash-on-parse-error no-invalid-request unknown-method-wrong-code invalid-params-internal
+		multiline-error-message server-request-bad-id params-array batch-unsupported no-version-echo version-error
+		version-bogus missing-server-info capabilities-bad-types undeclared-resources reject-unknown-capability
+		early-server-request unrequested-log ping-not-empty ping-before-init-refused ping-params-rejected
+		cursor-loop cursor-not-string invalid-cursor-accepted unstable-cursor no-params-differs duplicate-uris
+		resource-missing-name resource-bad-uri resource-bad-field-types newer-fields bad-annotations
+		bad-last-modified bad-icon-scheme size-mismatch bad-meta-key reserved-meta-key template-unbalanced
+		template-missing-name template-read-error template-mimetype-mismatch blob-bad-base64 blob-wrapped-base64
+		text-and-blob contents-missing-uri contents-not-array binary-as-text unknown-uri-success unknown-uri-32602
+		unknown-uri-internal not-found-no-data hostile-uri-leak contents-meta-bad-type subscribe-not-empty
+		subscribe-unsupported unsubscribe-error spurious-updated undeclared-list-changed list-changed-bad-params
+		crash-on-start crash-on-read exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
+		ignore-stdin-eof leave-child stderr-flood huge-response huge-line hostile-strings`) {
+		if !seen[name] {
+			t.Errorf("fault %s is missing", name)
+		}
+	}
+}
+
+func TestValidateFaults(t *testing.T) {
+	if err := ValidateFaults([]string{"banner", " crlf", ""}); err != nil {
+		t.Errorf("valid faults: %v", err)
+	}
+	err := ValidateFaults([]string{"banner", "no-such-fault", "other"})
+	if err == nil {
+		t.Fatal("unknown faults accepted")
+	}
+	for _, want := range []string{`"no-such-fault"`, `"other"`, "valid faults:", "banner", "slow"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if err := Serve(context.Background(), strings.NewReader(""), &bytes.Buffer{}, nil, Options{Faults: []string{"nope"}}); err == nil {
+		t.Errorf("Serve accepted an unknown fault")
+	}
+}
+
+// script is the client side of the fault smoke tests: one session per
+// entry of scriptVersions, each touching every rule a fault can break.
+var scriptVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2099-01-01"}
+
+func script(t *testing.T, version string) string {
+	cat := mustCompile(t)
+	s := &server{cat: cat}
+	var lines []string
+	id := 0
+	req := func(method string, params any) {
+		id++
+		lines = append(lines, request(fmt.Sprint(id), method, params))
+	}
+	lines = append(lines, request(`"pre"`, "ping", nil))
+	p := initParams(version)
+	p["capabilities"] = map[string]any{"x-unknown": map[string]any{}}
+	req("initialize", p)
+	lines = append(lines, notification("notifications/initialized", nil))
+	req("ping", nil)
+	req("ping", map[string]any{"_meta": map[string]any{}})
+	req("resources/list", nil)
+	req("resources/list", map[string]any{})
+	for _, off := range []int{3, 3, 6, 9} {
+		req("resources/list", map[string]any{"cursor": s.encodeCursor(listResources, off)})
+	}
+	req("resources/list", map[string]any{"cursor": "mcp-conformance-invalid-cursor"})
+	req("resources/templates/list", nil)
+	for _, off := range []int{2, 4} {
+		req("resources/templates/list", map[string]any{"cursor": s.encodeCursor(listTemplates, off)})
+	}
+	for _, r := range cat.resources {
+		req("resources/read", map[string]any{"uri": r.URI})
+	}
+	for _, uri := range []string{"test://items/42", "test://greeting/Ada", "test://mcp-conformance/does-not-exist",
+		"file:///../../etc/passwd", "test://mcpconform-mock/bad uri.txt"} {
+		req("resources/read", map[string]any{"uri": uri})
+	}
+	req("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"})
+	req("resources/unsubscribe", map[string]any{"uri": "test://static/hello.txt"})
+	req("resources/read", map[string]any{})
+	req("mcp-conformance/unknown-method", nil)
+	lines = append(lines,
+		`{"jsonrpc":"2.0","id":1,"method":`,
+		`{"jsonrpc":"1.0","id":"env","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		notification("notifications/x-conformance", nil),
+		`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"resources/templates/list"}]`,
+	)
+	req("ping", nil)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// runScript runs the script once per version and returns all stdout,
+// sessions separated by a line "=== <version>".
+func runScript(t *testing.T, faults []string, versions ...string) (stdout, stderr string) {
+	t.Helper()
+	var out, errs strings.Builder
+	for _, v := range versions {
+		o, e, err := transcript(Options{Faults: faults}, script(t, v))
+		if err != nil {
+			t.Fatalf("faults %v, version %s: Serve: %v", faults, v, err)
+		}
+		fmt.Fprintf(&out, "=== %s\n%s", v, o)
+		errs.Write(e)
+	}
+	return out.String(), errs.String()
+}
+
+// specialFaults are checked by their own tests: their stdout is the
+// correct one, or they act on the process, or their output is huge.
+var specialFaults = []string{
+	"slow", "chunked-writes", "stderr-flood", "ignore-stdin-eof",
+	"huge-line", "huge-line-unterminated", "huge-response",
+}
+
+// faultEffects states, for many faults, something the faulty transcript
+// shows and the correct one does not.
+var faultEffects = map[string]func(out string) bool{
+	"banner":                func(o string) bool { return strings.Contains(o, "=== 2024-11-05\nMCP mock server") },
+	"log-stdout":            func(o string) bool { return strings.Contains(o, "INFO mockserver answered ping") },
+	"pretty-print":          func(o string) bool { return strings.Contains(o, "\n{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 11,") },
+	"bom":                   func(o string) bool { return strings.Contains(o, "\n\uFEFF{") },
+	"invalid-utf8":          func(o string) bool { return !utf8.ValidString(o) },
+	"crlf":                  func(o string) bool { return strings.Contains(o, "}\r\n") },
+	"blank-lines":           func(o string) bool { return strings.Contains(o, "}\n\n") },
+	"nul-byte":              func(o string) bool { return strings.Contains(o, "\n\x00\n") },
+	"partial-line-at-exit":  func(o string) bool { return strings.Contains(o, `"notifications/mes=== `) },
+	"raw-line-separator":    func(o string) bool { return strings.Contains(o, "line\u2028separator") },
+	"wrong-jsonrpc-version": func(o string) bool { return strings.Contains(o, `"jsonrpc":"1.0"`) },
+	"missing-jsonrpc":       func(o string) bool { return strings.Contains(o, "\n{\"id\":11,\"result\"") },
+	"id-as-string":          func(o string) bool { return strings.Contains(o, `"id":"11","result":{"nextCursor"`) },
+	"id-mismatch":           func(o string) bool { return strings.Contains(o, `"id":1011,"result":{"nextCursor"`) },
+	"duplicate-response": func(o string) bool {
+		return strings.Count(o, `{"jsonrpc":"2.0","id":11,"result"`) == len(scriptVersions)*2
+	},
+	"result-and-error": func(o string) bool {
+		return strings.Contains(o, `"uriTemplate":"test://files/{+path}"}]},"error":{"code":-32603`)
+	},
+	"result-not-object":     func(o string) bool { return strings.Contains(o, `"id":3,"result":[]`) },
+	"error-code-string":     func(o string) bool { return strings.Contains(o, `"code":"-32601"`) },
+	"error-code-float":      func(o string) bool { return strings.Contains(o, `"code":-32601.5`) },
+	"reply-to-notification": func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
+	"notification-with-id": func(o string) bool {
+		return strings.Contains(o, `"id":null,"method":"notifications/resources/list_changed"`)
+	},
+	"params-array": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/resources/list_changed","params":[]`)
+	},
+	"server-request-bad-id":     func(o string) bool { return strings.Contains(o, `"id":1.5,"method":"ping"`) },
+	"id-null-accepted":          func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
+	"parse-error-bad-id":        func(o string) bool { return strings.Contains(o, `"id":0,"error":{"code":-32700`) },
+	"batch-unsupported":         func(o string) bool { return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) },
+	"batch-after-2025-03":       func(o string) bool { return strings.Count(o, `[{"jsonrpc":"2.0","id":"b1"`) == len(scriptVersions) },
+	"no-parse-error":            func(o string) bool { return !strings.Contains(o, "-32700") },
+	"no-invalid-request":        func(o string) bool { return !strings.Contains(o, "-32600") },
+	"unknown-method-wrong-code": func(o string) bool { return strings.Contains(o, `"error":{"code":-32602,"message":"Method not found`) },
+	"invalid-params-internal":   func(o string) bool { return strings.Contains(o, `{"code":-32603,"message":"Invalid params: uri`) },
+	"multiline-error-message":   func(o string) bool { return strings.Contains(o, `\ngoroutine 1`) },
+	"no-version-echo":           func(o string) bool { return !strings.Contains(o, `"protocolVersion":"2024-11-05"`) },
+	"version-error":             func(o string) bool { return strings.Contains(o, `"message":"Unsupported protocol version."`) },
+	"version-bogus":             func(o string) bool { return strings.Contains(o, `"protocolVersion":"2099-01-01"`) },
+	"missing-server-info":       func(o string) bool { return !strings.Contains(o, `"serverInfo"`) },
+	"instructions-not-string":   func(o string) bool { return strings.Contains(o, `"instructions":42`) },
+	"capabilities-bad-types":    func(o string) bool { return strings.Contains(o, `"subscribe":"yes"`) },
+	"undeclared-resources":      func(o string) bool { return strings.Contains(o, `"capabilities":{}`) },
+	"reject-unknown-capability": func(o string) bool { return strings.Contains(o, "Unknown client capability") },
+	"early-server-request":      func(o string) bool { return strings.Contains(o, `"method":"roots/list"`) },
+	"unrequested-log":           func(o string) bool { return strings.Contains(o, `"method":"notifications/message"`) },
+	"ping-not-empty":            func(o string) bool { return strings.Contains(o, `"result":{"status":"ok"}`) },
+	"ping-before-init-refused":  func(o string) bool { return strings.Contains(o, `"id":"pre","error"`) },
+	"ping-params-rejected":      func(o string) bool { return strings.Contains(o, "ping takes no params") },
+	"cursor-not-string":         func(o string) bool { return strings.Contains(o, `"nextCursor":3`) },
+	"cursor-null":               func(o string) bool { return strings.Contains(o, `"nextCursor":null`) },
+	"invalid-cursor-accepted":   func(o string) bool { return !strings.Contains(o, "unknown cursor") },
+	"list-not-array":            func(o string) bool { return strings.Contains(o, `"resources":{"config://app/settings.json":{`) },
+	"resource-missing-name": func(o string) bool {
+		return strings.Contains(o, `"mimeType":"text/plain","size":14,"title":"Hello, world","uri"`)
+	},
+	"resource-bad-uri":         func(o string) bool { return strings.Contains(o, `"uri":"test://mcpconform-mock/bad uri.txt"}]`) },
+	"resource-bad-field-types": func(o string) bool { return strings.Contains(o, `"mimeType":7`) },
+	"newer-fields":             func(o string) bool { return strings.Contains(sessionOf(o, "2024-11-05"), `"title":"Hello, world"`) },
+	"bad-annotations":          func(o string) bool { return strings.Contains(o, `"audience":["robot"],"priority":1.5`) },
+	"bad-audience":             func(o string) bool { return strings.Contains(o, `"audience":["robot"],"priority":0.8`) },
+	"bad-priority":             func(o string) bool { return strings.Contains(o, `"audience":["user","assistant"],"priority":1.5`) },
+	"bad-last-modified":        func(o string) bool { return strings.Contains(o, `"lastModified":"yesterday"`) },
+	"bad-icon-scheme":          func(o string) bool { return strings.Contains(o, `"src":"javascript:alert(1)"`) },
+	"size-mismatch":            func(o string) bool { return strings.Contains(o, `"size":15,`) },
+	"bad-meta-key":             func(o string) bool { return strings.Contains(o, `"bad key!":1`) },
+	"reserved-meta-key":        func(o string) bool { return strings.Contains(o, `"io.modelcontextprotocol/bogus":true`) },
+	"templates-not-array":      func(o string) bool { return strings.Contains(o, `"resourceTemplates":{"`) },
+	"template-unbalanced":      func(o string) bool { return strings.Contains(o, `"uriTemplate":"file:///{path"`) },
+	"template-missing-name": func(o string) bool {
+		return strings.Contains(o, `{"description":"Echoes the id as JSON.","mimeType":"application/json","title":"Item by id","uriTemplate"`)
+	},
+	"template-read-error": func(o string) bool { return strings.Contains(o, "Internal error: reading the resource failed.") },
+	"template-mimetype-mismatch": func(o string) bool {
+		return strings.Contains(o, `{"mimeType":"text/plain","text":"{\"id\":\"42\"}","uri":"test://items/42"}`)
+	},
+	"blob-bad-base64": func(o string) bool {
+		return strings.Contains(o, `"blob":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAAEElEQVR4nGI6IfgLEAAA__8DgAHW9v42HwAAAABJRU5ErkJggg"`)
+	},
+	"blob-wrapped-base64": func(o string) bool {
+		return strings.Contains(o, `"blob":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAAEElEQVR4nGI6IfgLEAAA//8DgAHW\n`)
+	},
+	"text-and-blob": func(o string) bool {
+		return strings.Contains(o, `"blob":"SGVsbG8sIHdvcmxkIQo=","mimeType":"text/plain","text":"Hello, world!\n"`)
+	},
+	"contents-missing-uri": func(o string) bool {
+		return strings.Contains(o, `"contents":[{"mimeType":"text/plain","text":"Hello, world!\n"}]`)
+	},
+	"contents-not-array": func(o string) bool { return strings.Contains(o, `"contents":{"mimeType"`) },
+	"empty-text-omitted": func(o string) bool {
+		return strings.Contains(o, `"contents":[{"mimeType":"text/plain","uri":"test://static/empty.txt"}]`)
+	},
+	"binary-as-text":       func(o string) bool { return strings.Contains(o, `{"mimeType":"image/png","text":"iVBOR`) },
+	"unknown-uri-success":  func(o string) bool { return strings.Contains(o, `"result":{"contents":[]}`) },
+	"unknown-uri-32602":    func(o string) bool { return strings.Contains(o, `{"code":-32602,"message":"Resource not found`) },
+	"unknown-uri-internal": func(o string) bool { return strings.Contains(o, `{"code":-32603,"message":"Resource not found`) },
+	"not-found-no-data": func(o string) bool {
+		return !strings.Contains(o, `"data":{"uri":"test://mcp-conformance/does-not-exist"}`)
+	},
+	"hostile-uri-leak": func(o string) bool { return strings.Contains(o, "root:x:0:0") },
+	"contents-meta-bad-type": func(o string) bool {
+		return strings.Contains(o, `"contents":[{"_meta":"x"`)
+	},
+	"subscribe-not-empty":   func(o string) bool { return strings.Contains(o, `"subscribed":true`) },
+	"subscribe-unsupported": func(o string) bool { return strings.Contains(o, "Method not found: resources/subscribe.") },
+	"unsubscribe-error":     func(o string) bool { return strings.Contains(o, "unsubscribing failed") },
+	"spurious-updated": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/resources/updated","params":{"uri":"test://static/hello.txt"}`)
+	},
+	"updated-missing-uri": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/resources/updated","params":{}`)
+	},
+	"undeclared-list-changed": func(o string) bool {
+		return strings.Contains(o, `"resources":{"subscribe":true}`) && strings.Contains(o, "list_changed")
+	},
+	"list-changed-bad-params": func(o string) bool { return strings.Contains(o, `"params":{"x":1}`) },
+	"hang-on-list":            func(o string) bool { return !strings.Contains(o, `"resources":[`) },
+	"hang-on-read":            func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	"hostile-strings": func(o string) bool {
+		return strings.Contains(o, `\u003cscript\u003e`) && strings.Contains(o, `\u001b[31m`) && strings.Contains(o, `\udfff\ud800`)
+	},
+}
+
+func TestEveryFaultChangesOutput(t *testing.T) {
+	baseline, _ := runScript(t, nil, scriptVersions...)
+	for name, effect := range faultEffects {
+		if effect(baseline) {
+			t.Errorf("the effect check of %s already holds for the correct server", name)
+		}
+	}
+	for _, f := range Faults() {
+		if faultIndex[f.Name].process || slices.Contains(specialFaults, f.Name) {
+			continue
+		}
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			out, _ := runScript(t, []string{f.Name}, scriptVersions...)
+			if out == baseline {
+				t.Fatalf("the transcript is the same as the correct server's")
+			}
+			if effect, ok := faultEffects[f.Name]; ok && !effect(out) {
+				t.Errorf("the transcript does not show the fault's effect:\n%s", clip(out))
+			}
+		})
+	}
+}
+
+// TestFaultsLeaveTheRestAlone checks, for faults aimed at one message or
+// field, that stdout differs from the correct server's in few lines.
+func TestFaultsLeaveTheRestAlone(t *testing.T) {
+	baseline, _ := runScript(t, nil, "2025-11-25")
+	base := strings.Split(baseline, "\n")
+	for _, name := range []string{
+		"result-not-object", "cursor-not-string", "cursor-null", "resource-missing-name", "bad-priority",
+		"template-unbalanced", "template-missing-name", "not-found-no-data", "hostile-uri-leak",
+		"unknown-uri-32602", "subscribe-not-empty", "unsubscribe-error", "parse-error-bad-id", "ping-not-empty",
+	} {
+		out, _ := runScript(t, []string{name}, "2025-11-25")
+		got := strings.Split(out, "\n")
+		if len(got) != len(base) {
+			t.Errorf("%s: %d lines, the correct server writes %d", name, len(got), len(base))
+			continue
+		}
+		changed := 0
+		for i := range got {
+			if got[i] != base[i] {
+				changed++
+			}
+		}
+		if changed == 0 || changed > 6 {
+			t.Errorf("%s changed %d lines, want 1 to 6", name, changed)
+		}
+	}
+}
+
+// sessionOf cuts one version's session out of a runScript transcript.
+func sessionOf(out, version string) string {
+	_, after, _ := strings.Cut(out, "=== "+version+"\n")
+	before, _, _ := strings.Cut(after, "\n=== ")
+	return before
+}
+
+func clip(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "…"
+	}
+	return s
+}
+
+func TestFaultSlow(t *testing.T) {
+	input := request("1", "ping", nil) + "\n" + request("2", "ping", nil) + "\n"
+	began := time.Now()
+	out, _, err := transcript(Options{Faults: []string{"slow"}}, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(began); elapsed < 300*time.Millisecond {
+		t.Errorf("slow answered in %v, want at least 300ms", elapsed)
+	}
+	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
+	if string(out) != want {
+		t.Errorf("slow output %q, want %q (in order)", out, want)
+	}
+}
+
+func TestFaultChunkedWrites(t *testing.T) {
+	for _, faults := range [][]string{nil, {"chunked-writes"}} {
+		w := &writeCounter{}
+		err := Serve(context.Background(), strings.NewReader(request("1", "ping", nil)+"\n"), w, nil, Options{Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if faults != nil {
+			want = 3
+		}
+		if w.writes != want || w.String() != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" {
+			t.Errorf("faults %v: %d writes of %q, want %d writes of the ping response", faults, w.writes, w.String(), want)
+		}
+	}
+}
+
+type writeCounter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+func TestFaultStderrFlood(t *testing.T) {
+	_, stderr, err := transcript(Options{Faults: []string{"stderr-flood"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stderr) < 10_000_000 {
+		t.Errorf("stderr-flood wrote %d bytes, want 10 MB", len(stderr))
+	}
+	_, stderr, _ = transcript(Options{}, "")
+	if len(stderr) != 0 {
+		t.Errorf("the correct server wrote %q to stderr", stderr)
+	}
+}
+
+func TestFaultIgnoreStdinEOF(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := Serve(ctx, strings.NewReader(""), &bytes.Buffer{}, nil, Options{Faults: []string{"ignore-stdin-eof"}})
+	if err != context.DeadlineExceeded {
+		t.Errorf("ignore-stdin-eof: Serve returned %v, want it to wait for the context", err)
+	}
+	if err := Serve(context.Background(), strings.NewReader(""), &bytes.Buffer{}, nil, Options{}); err != nil {
+		t.Errorf("correct server at EOF: %v", err)
+	}
+}
+
+// lineStats is a writer that keeps only the length and the two ends of
+// every line, so huge output costs no memory in the test.
+type lineStats struct {
+	lines []lineStat
+	open  bool
+}
+
+type lineStat struct {
+	n          int
+	head, tail string
+}
+
+func (w *lineStats) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if !w.open {
+			w.lines = append(w.lines, lineStat{})
+			w.open = true
+		}
+		l := &w.lines[len(w.lines)-1]
+		chunk := p
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			chunk, p = p[:i], p[i+1:]
+			w.open = false
+		} else {
+			p = nil
+		}
+		if len(l.head) < 200 {
+			l.head += string(chunk[:min(len(chunk), 200-len(l.head))])
+		}
+		l.tail = string(chunk[max(0, len(chunk)-200):])
+		l.n += len(chunk)
+	}
+	return n, nil
+}
+
+func TestFaultHugeOutput(t *testing.T) {
+	t.Parallel()
+	run := func(fault string, input string) []lineStat {
+		t.Helper()
+		var w lineStats
+		if err := Serve(context.Background(), strings.NewReader(input), &w, nil, Options{Faults: []string{fault}}); err != nil {
+			t.Fatal(err)
+		}
+		return w.lines
+	}
+	initialize := request("1", "initialize", initParams("2025-06-18")) + "\n"
+
+	lines := run("huge-line", initialize)
+	if len(lines) != 2 || lines[0].n != 50<<20 || strings.Contains(lines[0].head, "{") || !strings.HasPrefix(lines[1].head, `{"jsonrpc"`) {
+		t.Errorf("huge-line: want a 50 MiB garbage line, then the response; got %+v", lines)
+	}
+	lines = run("huge-line-unterminated", initialize)
+	if len(lines) != 1 || lines[0].n <= 50<<20 || !strings.HasSuffix(lines[0].tail, `"version":"1.0.0"}}}`) {
+		t.Errorf("huge-line-unterminated: want the response glued to 50 MiB of garbage; got %+v", lines)
+	}
+	lines = run("huge-response", initialize+strings.Join([]string{
+		request("2", "resources/list", map[string]any{"cursor": (&server{cat: mustCompile(t)}).encodeCursor(listResources, 9)}),
+		request("3", "resources/read", map[string]any{"uri": "test://mcpconform-mock/huge.txt"}),
+	}, "\n")+"\n")
+	if len(lines) != 3 || !strings.Contains(lines[1].tail, `"size":52428800,"uri":"test://mcpconform-mock/huge.txt"}]}}`) || lines[2].n < 50<<20 {
+		t.Errorf("huge-response: want the huge resource listed and a read of over 50 MiB; got %+v", lines)
+	}
+}
+
+func mustCompile(t *testing.T) *catalog {
+	t.Helper()
+	cat, err := compile(DefaultFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}

@@ -1,0 +1,483 @@
+package mockserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/yosida95/uritemplate/v3"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+const fixtureSchemaURL = "https://github.com/mcpconform/mcpconform/mockserver/fixture.schema.json"
+
+var fixtureSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(fixtureSchemaData))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(fixtureSchemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(fixtureSchemaURL)
+})
+
+// checkSchema validates data against fixture.schema.json, adding one
+// problem per violation. A document that is not JSON is returned as an
+// error at once, with its line and column.
+func checkSchema(p *problems, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	err := dec.Decode(&doc)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("invalid data after the top-level value")
+		}
+	}
+	if err != nil {
+		var se *json.SyntaxError
+		pos := ""
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			pos = fmt.Sprintf(" at line %d, column %d", line, col)
+		} else if errors.Is(err, io.ErrUnexpectedEOF) {
+			pos = " (unexpected end of file)"
+		}
+		return &FixtureError{File: p.file, Path: "$", Problem: "not valid JSON" + pos + ": " + err.Error()}
+	}
+	sch, err := fixtureSchema()
+	if err != nil {
+		return fmt.Errorf("mockserver: compiling fixture schema: %w", err)
+	}
+	verr := sch.Validate(doc)
+	if verr == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return &FixtureError{File: p.file, Path: "$", Problem: verr.Error()}
+	}
+	type item struct{ path, problem string }
+	var items []item
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		loc := e.InstanceLocation
+		switch k := e.ErrorKind.(type) {
+		case *kind.AdditionalProperties:
+			for _, prop := range k.Properties {
+				items = append(items, item{jsonPath(doc, append(slices.Clone(loc), prop)), "unknown field"})
+			}
+			return
+		case *kind.Required:
+			for _, m := range k.Missing {
+				items = append(items, item{jsonPath(doc, append(slices.Clone(loc), m)), "required field is missing"})
+			}
+			return
+		}
+		items = append(items, item{jsonPath(doc, loc), e.ErrorKind.LocalizedString(printer)})
+	}
+	walk(ve)
+	sort.SliceStable(items, func(i, j int) bool { return items[i].path < items[j].path })
+	for i, it := range items {
+		if i > 0 && it == items[i-1] {
+			continue
+		}
+		p.add(it.path, "%s", it.problem)
+	}
+	return nil
+}
+
+func lineCol(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col < 1 {
+		col = 1
+	}
+	return line, col
+}
+
+var printer = message.NewPrinter(language.English)
+
+var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// jsonPath renders a location in doc as a JSONPath such as
+// $.resources[2].blob, walking doc to tell array indexes from keys.
+func jsonPath(doc any, loc []string) string {
+	var b strings.Builder
+	b.WriteString("$")
+	cur := doc
+	for _, tok := range loc {
+		switch v := cur.(type) {
+		case []any:
+			b.WriteString("[" + tok + "]")
+			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(v) {
+				cur = v[i]
+			} else {
+				cur = nil
+			}
+			continue
+		case map[string]any:
+			cur = v[tok]
+		default:
+			cur = nil
+		}
+		b.WriteString(keyPath("", tok))
+	}
+	return b.String()
+}
+
+// keyPath appends an object key to a JSONPath.
+func keyPath(path, key string) string {
+	if identifier.MatchString(key) {
+		return path + "." + key
+	}
+	return path + "['" + strings.ReplaceAll(key, "'", `\'`) + "']"
+}
+
+// The protocol versions the mock speaks, oldest first.
+var knownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// catalog is a fixture checked and prepared for serving.
+type catalog struct {
+	fx         *Fixture
+	versions   []string // supported, oldest first
+	resources  []*entry
+	templates  []*templateEntry
+	tag        string // ties cursors to this fixture
+	pageRes    int
+	pageTpl    int
+	listAdds   [][]*entry // per list-change trigger
+	listRemove [][]string
+}
+
+// entry is a concrete resource with its decoded content.
+type entry struct {
+	Resource
+	data        []byte
+	isText      bool
+	contentsURI string // the uri of read contents, if not the requested one
+}
+
+type templateEntry struct {
+	Template
+	tmpl     *uritemplate.Template
+	variable string // the table key
+}
+
+// compile checks everything the schema cannot say (content sources, base64,
+// URI syntax, templates, sizes, _meta keys, duplicates, triggers) and
+// prepares the fixture for serving.
+func compile(f *Fixture) (*catalog, error) {
+	p := &problems{file: f.name}
+	if p.file == "" {
+		p.file = "fixture"
+	}
+	c := &catalog{fx: f, pageRes: f.PageSize.Resources, pageTpl: f.PageSize.Templates}
+	if c.pageRes <= 0 {
+		c.pageRes = DefaultPageSize
+	}
+	if c.pageTpl <= 0 {
+		c.pageTpl = DefaultPageSize
+	}
+	c.versions = knownVersions
+	if len(f.ProtocolVersions) > 0 {
+		c.versions = nil
+		for i, v := range f.ProtocolVersions {
+			if !slices.Contains(knownVersions, v) {
+				p.add(fmt.Sprintf("$.protocolVersions[%d]", i), "unknown protocol version %q; known: %s", v, strings.Join(knownVersions, ", "))
+			}
+		}
+		for _, v := range knownVersions {
+			if slices.Contains(f.ProtocolVersions, v) {
+				c.versions = append(c.versions, v)
+			}
+		}
+	}
+	if f.Server.Name == "" || f.Server.Version == "" {
+		p.add("$.server", "name and version are required")
+	}
+	checkIcons(p, "$.server.icons", f.Server.Icons)
+	if f.Server.WebsiteURL != "" {
+		if msg := uriProblem(f.Server.WebsiteURL, false); msg != "" {
+			p.add("$.server.websiteUrl", "%s", msg)
+		}
+	}
+	for k := range f.Capabilities.Experimental {
+		if k == "" {
+			p.add("$.capabilities.experimental", "empty capability name")
+		}
+	}
+	if f.Capabilities.Resources == nil && (len(f.Resources) > 0 || len(f.Templates) > 0) {
+		p.add("$.capabilities", "resources are listed but capabilities.resources is absent")
+	}
+
+	seen := make(map[string]string) // URI -> path of its first definition
+	addEntry := func(path string, r Resource) *entry {
+		e := checkResource(p, path, r)
+		if prev, dup := seen[r.URI]; dup {
+			p.add(path+".uri", "duplicate URI %q (first defined at %s)", r.URI, prev)
+		} else if r.URI != "" {
+			seen[r.URI] = path
+		}
+		return e
+	}
+	for i, r := range f.Resources {
+		c.resources = append(c.resources, addEntry(fmt.Sprintf("$.resources[%d]", i), r))
+	}
+	tplSeen := make(map[string]bool)
+	for i, t := range f.Templates {
+		path := fmt.Sprintf("$.templates[%d]", i)
+		te := checkTemplate(p, path, t)
+		if tplSeen[t.URITemplate] {
+			p.add(path+".uriTemplate", "duplicate URI template %q", t.URITemplate)
+		}
+		tplSeen[t.URITemplate] = true
+		c.templates = append(c.templates, te)
+	}
+
+	subscribe := f.Capabilities.Resources != nil && f.Capabilities.Resources.Subscribe
+	for i, t := range f.SubscriptionTriggers {
+		path := fmt.Sprintf("$.subscriptionTriggers[%d]", i)
+		if !subscribe {
+			p.add(path, "subscription triggers need capabilities.resources.subscribe")
+		}
+		checkTriggerURI(p, path+".on.read", t.On.Read)
+		checkTriggerURI(p, path+".updates", t.Updates)
+	}
+	for i, t := range f.ListChangeTriggers {
+		path := fmt.Sprintf("$.listChangeTriggers[%d]", i)
+		checkTriggerURI(p, path+".on.read", t.On.Read)
+		if len(t.Add) == 0 && len(t.Remove) == 0 {
+			p.add(path, "a list-change trigger must add or remove something")
+		}
+		var adds []*entry
+		for j, r := range t.Add {
+			adds = append(adds, addEntry(fmt.Sprintf("%s.add[%d]", path, j), r))
+		}
+		for j, u := range t.Remove {
+			if _, ok := seen[u]; !ok {
+				p.add(fmt.Sprintf("%s.remove[%d]", path, j), "%q is not a resource of this fixture", u)
+			}
+		}
+		c.listAdds = append(c.listAdds, adds)
+		c.listRemove = append(c.listRemove, t.Remove)
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	// The tag changes whenever the fixture does, so a cursor from another
+	// fixture (or a stale build) is refused rather than misread.
+	canon, _ := json.Marshal(f)
+	sum := sha256.Sum256(canon)
+	c.tag = hex.EncodeToString(sum[:4])
+	return c, nil
+}
+
+func checkTriggerURI(p *problems, path, u string) {
+	if msg := uriProblem(u, false); msg != "" {
+		p.add(path, "%s", msg)
+	}
+}
+
+func checkResource(p *problems, path string, r Resource) *entry {
+	e := &entry{Resource: r}
+	if msg := uriProblem(r.URI, false); msg != "" {
+		p.add(path+".uri", "%s: %q", msg, r.URI)
+	}
+	if r.Name == "" {
+		p.add(path+".name", "name is required")
+	}
+	contentOK := false
+	hasText := r.Text != nil || r.TextFile != ""
+	hasBlob := r.Blob != nil || r.BlobFile != ""
+	switch {
+	case hasText && hasBlob:
+		p.add(path, "has both text and blob content; give exactly one of text, textFile, blob, blobFile")
+	case !hasText && !hasBlob:
+		p.add(path, "has no content; give exactly one of text, textFile, blob, blobFile")
+	case hasText && r.Text == nil:
+		p.add(path+".textFile", "%q was not loaded; build fixtures with LoadFixture or ParseFixture", r.TextFile)
+	case hasBlob && r.Blob == nil:
+		p.add(path+".blobFile", "%q was not loaded; build fixtures with LoadFixture or ParseFixture", r.BlobFile)
+	case hasText:
+		e.isText = true
+		e.data = []byte(*r.Text)
+		contentOK = true
+	default:
+		b, msg := strictBase64(*r.Blob)
+		if msg != "" {
+			p.add(path+".blob", "%s", msg)
+		}
+		e.data = b
+		contentOK = msg == ""
+	}
+	if contentOK && r.Size != nil && *r.Size != int64(len(e.data)) {
+		p.add(path+".size", "size %d does not match the %d bytes of the content (leave size out to have it computed)", *r.Size, len(e.data))
+	}
+	checkAnnotations(p, path+".annotations", r.Annotations)
+	checkIcons(p, path+".icons", r.Icons)
+	checkMeta(p, path+"._meta", r.Meta)
+	return e
+}
+
+// strictBase64 decodes s as RFC 4648 § 4 base64: the standard alphabet,
+// with padding, and no line breaks or other whitespace.
+func strictBase64(s string) ([]byte, string) {
+	if strings.ContainsAny(s, "\r\n\t ") {
+		return nil, "invalid base64: it holds whitespace or line breaks"
+	}
+	if len(s)%4 != 0 {
+		return nil, fmt.Sprintf("invalid base64: length %d is not a multiple of 4 (missing padding?)", len(s))
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(s)
+	if err != nil {
+		return nil, "invalid base64: " + err.Error()
+	}
+	return b, ""
+}
+
+func checkAnnotations(p *problems, path string, a *Annotations) {
+	if a == nil {
+		return
+	}
+	for i, au := range a.Audience {
+		if au != "user" && au != "assistant" {
+			p.add(fmt.Sprintf("%s.audience[%d]", path, i), "audience must be \"user\" or \"assistant\", not %q", au)
+		}
+	}
+	if a.Priority != nil && (*a.Priority < 0 || *a.Priority > 1) {
+		p.add(path+".priority", "priority %v is outside [0, 1]", *a.Priority)
+	}
+	if a.LastModified != "" {
+		if _, err := time.Parse(time.RFC3339Nano, a.LastModified); err != nil {
+			p.add(path+".lastModified", "%q is not an RFC 3339 timestamp", a.LastModified)
+		}
+	}
+}
+
+var iconSize = regexp.MustCompile(`^(any|[0-9]+x[0-9]+)$`)
+
+func checkIcons(p *problems, path string, icons []Icon) {
+	for i, ic := range icons {
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case strings.HasPrefix(ic.Src, "https://"):
+			if msg := uriProblem(ic.Src, false); msg != "" {
+				p.add(ip+".src", "%s", msg)
+			}
+		case strings.HasPrefix(ic.Src, "data:"):
+			comma := strings.IndexByte(ic.Src, ',')
+			if comma < 0 {
+				p.add(ip+".src", "a data: URI needs a comma before its data")
+			} else if strings.HasSuffix(ic.Src[:comma], ";base64") {
+				if _, msg := strictBase64(ic.Src[comma+1:]); msg != "" {
+					p.add(ip+".src", "%s", msg)
+				}
+			}
+		default:
+			p.add(ip+".src", "icon src must be an https: or data: URI, not %q", ic.Src)
+		}
+		for j, s := range ic.Sizes {
+			if !iconSize.MatchString(s) {
+				p.add(fmt.Sprintf("%s.sizes[%d]", ip, j), "size %q is not \"WxH\" or \"any\"", s)
+			}
+		}
+		if ic.Theme != "" && ic.Theme != "light" && ic.Theme != "dark" {
+			p.add(ip+".theme", "theme must be \"light\" or \"dark\"")
+		}
+	}
+}
+
+func checkMeta(p *problems, path string, meta map[string]any) {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch {
+		case !metaKey.MatchString(k):
+			p.add(keyPath(path, k), "_meta key %q does not follow the key grammar", k)
+		case reservedMetaKey(k):
+			p.add(keyPath(path, k), "_meta key %q uses a prefix reserved for the protocol", k)
+		}
+	}
+}
+
+func checkTemplate(p *problems, path string, t Template) *templateEntry {
+	te := &templateEntry{Template: t}
+	if t.Name == "" {
+		p.add(path+".name", "name is required")
+	}
+	if open, closed := strings.Count(t.URITemplate, "{"), strings.Count(t.URITemplate, "}"); open != closed {
+		p.add(path+".uriTemplate", "unbalanced braces in URI template %q (%d '{', %d '}')", t.URITemplate, open, closed)
+		return te
+	}
+	tmpl, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		p.add(path+".uriTemplate", "invalid URI template %q: %v", t.URITemplate, err)
+		return te
+	}
+	te.tmpl = tmpl
+	literal := t.URITemplate
+	if i := strings.IndexByte(literal, '{'); i >= 0 {
+		literal = literal[:i]
+	}
+	if colon := strings.IndexByte(literal, ':'); colon <= 0 || !isScheme(literal[:colon]) {
+		p.add(path+".uriTemplate", "the template must start with a literal scheme, e.g. \"test://\"")
+	}
+	vars := tmpl.Varnames()
+	switch t.Read.Rule {
+	case RuleTable:
+		te.variable = t.Read.Variable
+		if te.variable == "" && len(vars) > 0 {
+			te.variable = vars[0]
+		}
+		if !slices.Contains(vars, te.variable) {
+			p.add(path+".read.variable", "the template has no variable %q", te.variable)
+		}
+		if len(t.Read.Rows) == 0 {
+			p.add(path+".read.rows", "a table needs rows")
+		}
+	case RuleEcho, RuleNotFound:
+		if t.Read.Variable != "" || len(t.Read.Rows) > 0 {
+			p.add(path+".read", "variable and rows belong to the table rule only")
+		}
+	default:
+		p.add(path+".read.rule", "unknown rule %q; use echo, table or notFound", t.Read.Rule)
+	}
+	if t.Read.Format != "" && t.Read.Rule != RuleEcho {
+		p.add(path+".read.format", "format belongs to the echo rule only")
+	}
+	checkAnnotations(p, path+".annotations", t.Annotations)
+	checkIcons(p, path+".icons", t.Icons)
+	checkMeta(p, path+"._meta", t.Meta)
+	return te
+}

@@ -1,0 +1,173 @@
+package mockserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// maxLine is the longest stdin line the server reads; longer lines are
+// skipped and answered with -32600.
+const maxLine = 128 << 20
+
+// lineReader splits stdin into newline-delimited lines.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its "\n" (a final line without one is
+// returned too). A line over max bytes is skipped: next reports its length
+// and tooLong instead of its bytes.
+func (lr *lineReader) next() (line []byte, n int, tooLong bool, err error) {
+	for {
+		chunk, rerr := lr.r.ReadSlice('\n')
+		n += len(chunk)
+		if !tooLong {
+			if n > lr.max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case rerr == nil:
+			return bytes.TrimSuffix(line, []byte("\n")), n - 1, tooLong, nil
+		case errors.Is(rerr, bufio.ErrBufferFull):
+			continue
+		case n > 0 && errors.Is(rerr, io.EOF):
+			return line, n, tooLong, nil
+		default:
+			return nil, 0, false, rerr
+		}
+	}
+}
+
+// lineWriter writes whole lines to stdout, one message per Write call so
+// that concurrent writers never interleave, and applies the framing faults.
+type lineWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	rec    *recorder
+	faults faultSet
+	wrote  bool
+	err    error // the first write error; later writes are dropped
+}
+
+// message writes one message. pretty asks for indented output (the
+// pretty-print fault decides whether a message qualifies).
+func (lw *lineWriter) message(b []byte, pretty bool) {
+	if pretty {
+		var ind bytes.Buffer
+		if json.Indent(&ind, b, "", "  ") == nil {
+			b = ind.Bytes()
+		}
+	}
+	lw.write(b, b)
+}
+
+// raw writes bytes that are not a message (fault output) as a line of their
+// own; terminate false leaves the line open.
+func (lw *lineWriter) raw(b []byte, terminate bool) {
+	if terminate {
+		lw.write(b, b)
+		return
+	}
+	lw.writeBytes(b, b, false)
+}
+
+func (lw *lineWriter) write(b, recorded []byte) { lw.writeBytes(b, recorded, true) }
+
+func (lw *lineWriter) writeBytes(b, recorded []byte, terminate bool) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.err != nil {
+		return
+	}
+	var buf bytes.Buffer
+	if !lw.wrote && lw.faults.has("bom") {
+		buf.WriteString("\uFEFF")
+	}
+	lw.wrote = true
+	buf.Write(b)
+	if terminate {
+		if lw.faults.has("crlf") {
+			buf.WriteString("\r\n")
+		} else {
+			buf.WriteString("\n")
+		}
+		if lw.faults.has("blank-lines") {
+			buf.WriteString("\n")
+		}
+	}
+	lw.rec.record("out", recorded)
+	out := buf.Bytes()
+	if lw.faults.has("chunked-writes") && len(out) >= 3 {
+		third := len(out) / 3
+		for _, part := range [][]byte{out[:third], out[third : 2*third], out[2*third:]} {
+			if _, err := lw.w.Write(part); err != nil {
+				lw.err = err
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		return
+	}
+	if _, err := lw.w.Write(out); err != nil {
+		lw.err = err
+	}
+}
+
+func (lw *lineWriter) failed() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.err
+}
+
+// recorder writes the Options.Record log: one JSON line per message in
+// either direction.
+type recorder struct {
+	mu sync.Mutex
+	w  io.Writer // nil: recording is off
+}
+
+// maxRecorded caps how much of a line that is not JSON is recorded.
+const maxRecorded = 1 << 20
+
+type recordLine struct {
+	T   string `json:"t"`
+	Dir string `json:"dir"`
+	Msg any    `json:"msg"`
+}
+
+func (r *recorder) record(dir string, line []byte) {
+	if r == nil || r.w == nil {
+		return
+	}
+	rl := recordLine{T: time.Now().UTC().Format(time.RFC3339Nano), Dir: dir}
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\uFEFF")))
+	if len(trimmed) > 0 && utf8.Valid(trimmed) && json.Valid(trimmed) {
+		rl.Msg = json.RawMessage(trimmed)
+	} else if len(line) > maxRecorded {
+		rl.Msg = fmt.Sprintf("%s… (%d bytes in all)", line[:maxRecorded], len(line))
+	} else {
+		rl.Msg = string(line)
+	}
+	b, err := json.Marshal(rl)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, _ = r.w.Write(append(b, '\n'))
+}

@@ -1,0 +1,252 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// Protocol versions in which fields first appear. Versions are dates, so
+// they compare as strings.
+const (
+	v20250618 = "2025-06-18" // title, _meta, annotations.lastModified
+	v20251125 = "2025-11-25" // icons; serverInfo description and websiteUrl
+)
+
+// atLeast reports whether the negotiated version has what version v added.
+func (s *server) atLeast(v string) bool { return s.version >= v }
+
+// knownClientCapabilities are the client capability keys of the versions
+// the mock speaks; only reject-unknown-capability looks at them.
+var knownClientCapabilities = []string{"experimental", "roots", "sampling", "elicitation", "tasks", "extensions"}
+
+// initialize answers the initialize request (LIFE-03, LIFE-04, LIFE-05).
+func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
+	if s.initialized {
+		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: the session is already initialized."}
+	}
+	var p struct {
+		ProtocolVersion *string                    `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		ClientInfo      *struct {
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+		} `json:"clientInfo"`
+	}
+	if params == nil || json.Unmarshal(params, &p) != nil || p.ProtocolVersion == nil || p.Capabilities == nil ||
+		p.ClientInfo == nil || p.ClientInfo.Name == nil || p.ClientInfo.Version == nil {
+		return nil, invalidParams("Invalid params: initialize needs protocolVersion, capabilities and clientInfo with name and version.")
+	}
+	if s.faults.has("reject-unknown-capability") {
+		for k := range p.Capabilities {
+			if !slices.Contains(knownClientCapabilities, k) {
+				return nil, invalidParams("Unknown client capability %q.", short(k))
+			}
+		}
+	}
+	requested := *p.ProtocolVersion
+	supported := s.cat.versions
+	newest := supported[len(supported)-1]
+	// "If the server supports the requested protocol version, it MUST
+	// respond with the same version. Otherwise, the server MUST respond with
+	// another protocol version it supports."
+	version := newest
+	switch {
+	case s.faults.has("no-version-echo"):
+		// Never the requested version, so that a client can tell.
+		if requested == newest && len(supported) > 1 {
+			version = supported[len(supported)-2]
+		}
+	case slices.Contains(supported, requested):
+		version = requested
+	case s.faults.has("version-error"):
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Unsupported protocol version.",
+			Data: object{"supported": supported, "requested": requested}}
+	case s.faults.has("version-bogus"):
+		version = requested
+	}
+	s.initialized = true
+	s.version = version
+
+	result := object{
+		"protocolVersion": version,
+		"capabilities":    s.capabilities(),
+		"serverInfo":      s.serverInfo(),
+	}
+	if s.cat.fx.Instructions != "" {
+		result["instructions"] = s.cat.fx.Instructions
+	}
+	if s.faults.has("instructions-not-string") {
+		result["instructions"] = 42
+	}
+	if s.faults.has("missing-server-info") {
+		delete(result, "serverInfo")
+	}
+	if s.faults.has("nul-byte") {
+		s.pending = append(s.pending, &outMsg{kind: kindRaw, raw: []byte("\x00")})
+	}
+	if s.faults.has("early-server-request") {
+		s.request(s.newID(), "roots/list", nil)
+	}
+	if s.faults.has("exit-after-initialize") {
+		s.exitAfterInit = true
+	}
+	return result, nil
+}
+
+func (s *server) newID() json.RawMessage {
+	s.nextID++
+	return json.RawMessage(strconv.Itoa(s.nextID))
+}
+
+// listChanged reports whether the server declares resources.listChanged,
+// as some faults force it one way or the other.
+func (s *server) listChanged() bool {
+	r := s.cat.fx.Capabilities.Resources
+	switch {
+	case r == nil || s.faults.has("undeclared-list-changed"):
+		return false
+	case s.faults.has("notification-with-id"), s.faults.has("params-array"), s.faults.has("list-changed-bad-params"):
+		return true
+	}
+	return r.ListChanged
+}
+
+func (s *server) capabilities() object {
+	caps := object{}
+	fc := s.cat.fx.Capabilities
+	if fc.Resources != nil && !s.faults.has("undeclared-resources") {
+		r := object{}
+		if fc.Resources.Subscribe {
+			r["subscribe"] = true
+		}
+		if s.faults.has("capabilities-bad-types") {
+			r["subscribe"] = "yes"
+		}
+		if s.listChanged() {
+			r["listChanged"] = true
+		}
+		caps["resources"] = r
+	}
+	if fc.Logging != nil {
+		caps["logging"] = object{}
+	}
+	if len(fc.Experimental) > 0 {
+		caps["experimental"] = fc.Experimental
+	}
+	return caps
+}
+
+// serverInfo is the Implementation object, cut to the negotiated version.
+func (s *server) serverInfo() object {
+	si := s.cat.fx.Server
+	o := object{"name": si.Name, "version": si.Version}
+	if s.atLeast(v20250618) && si.Title != "" {
+		o["title"] = si.Title
+	}
+	if s.atLeast(v20251125) {
+		if si.Description != "" {
+			o["description"] = si.Description
+		}
+		if si.WebsiteURL != "" {
+			o["websiteUrl"] = si.WebsiteURL
+		}
+		if len(si.Icons) > 0 {
+			o["icons"] = si.Icons
+		}
+	}
+	return o
+}
+
+// ping answers {} whenever it is asked, before initialize too (PING-01..03).
+func (s *server) ping(params json.RawMessage) (any, *rpcError) {
+	switch {
+	case !s.initialized && s.faults.has("ping-before-init-refused"):
+		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}
+	case params != nil && s.faults.has("ping-params-rejected"):
+		return nil, invalidParams("Invalid params: ping takes no params.")
+	case s.faults.has("result-not-object"):
+		return []any{}, nil
+	case s.faults.has("ping-not-empty"):
+		return object{"status": "ok"}, nil
+	}
+	return object{}, nil
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// setLevel accepts logging/setLevel when logging is declared. The mock has
+// nothing to log, so the level changes nothing.
+func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Level string `json:"level"`
+	}
+	if params == nil || json.Unmarshal(params, &p) != nil || !slices.Contains(logLevels, p.Level) {
+		return nil, invalidParams("Invalid params: level must be one of the syslog levels.")
+	}
+	return object{}, nil
+}
+
+// afterInitialized runs once notifications/initialized has arrived: the
+// faults that make the server speak up unasked do it here.
+func (s *server) afterInitialized() {
+	if s.faults.has("notification-with-id") || s.faults.has("params-array") ||
+		s.faults.has("undeclared-list-changed") || s.faults.has("list-changed-bad-params") {
+		var params any
+		if s.faults.has("list-changed-bad-params") {
+			params = object{"x": 1}
+		}
+		s.notify("notifications/resources/list_changed", params)
+	}
+	if s.faults.has("spurious-updated") {
+		uri := "test://mcpconform-mock/never-subscribed"
+		if len(s.listed) > 0 {
+			uri = s.listed[0].URI
+		}
+		s.notify("notifications/resources/updated", s.updatedParams(uri))
+	}
+	if s.faults.has("unrequested-log") {
+		s.notify("notifications/message", object{"level": "info", "logger": "mockserver", "data": "client is ready"})
+	}
+	if s.faults.has("server-request-bad-id") {
+		s.request(json.RawMessage("1.5"), "ping", nil)
+	}
+}
+
+// startFaults runs the faults that act before the first line is read.
+func (s *server) startFaults(out io.Writer) {
+	if s.faults.has("crash-on-start") {
+		fmt.Fprintln(s.errOut, "mockserver: fatal: cannot start (crash-on-start)")
+		os.Exit(3)
+	}
+	if s.faults.has("ignore-sigterm") {
+		ignoreSIGTERM()
+	}
+	if s.faults.has("leave-child") {
+		if pid, err := startOrphan(out); err != nil {
+			fmt.Fprintf(s.errOut, "mockserver: leave-child: %v\n", err)
+		} else {
+			fmt.Fprintf(s.errOut, "mockserver: leave-child: started pid %d (sleep 600)\n", pid)
+		}
+	}
+	if s.faults.has("stderr-flood") {
+		line := bytes.Repeat([]byte("mockserver: stderr flood "), 4)
+		line = append(line, '\n')
+		for n := 0; n < 10_000_000; n += len(line) {
+			if _, err := s.errOut.Write(line); err != nil {
+				break
+			}
+		}
+	}
+	if s.faults.has("banner") {
+		s.out.raw([]byte("MCP mock server v1.0 ready (listening on stdio)"), true)
+	}
+	if s.faults.has("huge-line") || s.faults.has("huge-line-unterminated") {
+		garbage := bytes.Repeat([]byte("garbage!"), 50<<20/8)
+		s.out.raw(garbage, s.faults.has("huge-line"))
+	}
+}

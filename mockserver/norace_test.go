@@ -1,0 +1,5 @@
+//go:build !race
+
+package mockserver
+
+const raceEnabled = false

@@ -1,0 +1,105 @@
+package mockserver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// The paginated lists.
+const (
+	listResources = "resources"
+	listTemplates = "templates"
+)
+
+// page is one page of a list: items [start, end) and what nextCursor says.
+type page struct {
+	start, end int
+	next       any  // a cursor string, or what a fault puts there
+	hasNext    bool // whether nextCursor is present at all
+}
+
+// addTo puts nextCursor into a list result; the last page has none.
+func (pg page) addTo(result object) {
+	if pg.hasNext {
+		result["nextCursor"] = pg.next
+	}
+}
+
+// encodeCursor makes an opaque cursor: base64 of the list, the offset and
+// the fixture tag. Cursors are stable: the same position always gives the
+// same cursor (PAG-04).
+func (s *server) encodeCursor(list string, offset int) string {
+	return base64.StdEncoding.EncodeToString([]byte("mcpconform-mock:" + list + ":" + strconv.Itoa(offset) + ":" + s.cat.tag))
+}
+
+// decodeCursor returns the offset a cursor of list stands for.
+func (s *server) decodeCursor(list, cursor string, n int) (int, bool) {
+	b, err := base64.StdEncoding.Strict().DecodeString(cursor)
+	if err != nil {
+		return 0, false
+	}
+	parts := strings.Split(string(b), ":")
+	if len(parts) != 4 || parts[0] != "mcpconform-mock" || parts[1] != list || parts[3] != s.cat.tag {
+		return 0, false
+	}
+	off, err := strconv.Atoi(parts[2])
+	if err != nil || off < 0 || off > n || strconv.Itoa(off) != parts[2] {
+		return 0, false
+	}
+	return off, true
+}
+
+// page reads the cursor of a list request and cuts the page. An invalid
+// cursor is -32602 (PAG-05). The pagination faults act on resources/list.
+func (s *server) page(list string, params json.RawMessage, n, size int) (page, *rpcError) {
+	var p struct {
+		Cursor json.RawMessage `json:"cursor"`
+	}
+	if params != nil && json.Unmarshal(params, &p) != nil {
+		return page{}, invalidParams("Invalid params: expected an object with an optional cursor.")
+	}
+	faulty := list == listResources
+	offset := 0
+	if len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+		var cursor string
+		if json.Unmarshal(p.Cursor, &cursor) != nil {
+			return page{}, invalidParams("Invalid params: cursor must be a string.")
+		}
+		off, ok := s.decodeCursor(list, cursor, n)
+		if !ok {
+			if !(faulty && s.faults.has("invalid-cursor-accepted")) {
+				return page{}, &rpcError{Code: codeInvalidParams, Message: "Invalid params: unknown cursor.", Data: object{"cursor": cursor}}
+			}
+			off = 0
+		}
+		if faulty && s.faults.has("unstable-cursor") {
+			s.cursorUses[cursor]++
+			if s.cursorUses[cursor] > 1 && off+1 < n {
+				off++
+			}
+		}
+		offset = off
+	}
+	if faulty && params == nil && size > 1 && s.faults.has("no-params-differs") {
+		size--
+	}
+	pg := page{start: offset, end: min(offset+size, n)}
+	if pg.end < n {
+		pg.next, pg.hasNext = s.encodeCursor(list, pg.end), true
+	}
+	if !faulty {
+		return pg, nil
+	}
+	last := !pg.hasNext
+	switch {
+	case last && n > 0 && s.faults.has("cursor-loop"):
+		pg.next, pg.hasNext = s.encodeCursor(list, 0), true
+	case last && s.faults.has("cursor-null"):
+		pg.next, pg.hasNext = nil, true
+	case pg.hasNext && s.faults.has("cursor-not-string"):
+		pg.next = pg.end
+	}
+	return pg, nil
+}

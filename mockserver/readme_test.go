@@ -1,0 +1,46 @@
+package mockserver
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMEFaultTable keeps the fault table in README.md in step with
+// Faults(); run with -update to rewrite it.
+func TestREADMEFaultTable(t *testing.T) {
+	const begin, end = "<!-- faults:begin", "<!-- faults:end -->"
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(readme, []byte(begin))
+	j := bytes.Index(readme, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the %s … %s markers", begin, end)
+	}
+	i += bytes.IndexByte(readme[i:], '\n') + 1
+
+	var table strings.Builder
+	table.WriteString("| fault | layer | requirement | level | what it does |\n| --- | --- | --- | --- | --- |\n")
+	for _, f := range Faults() {
+		name := "`" + f.Name + "`"
+		if faultIndex[f.Name].process {
+			name += " (process)"
+		}
+		desc := strings.ReplaceAll(f.Description, "|", `\|`)
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", name, f.Layer, f.Requirement, f.Level, desc)
+	}
+	want := append(append(append([]byte{}, readme[:i]...), table.String()...), readme[j:]...)
+	if *update {
+		if err := os.WriteFile("README.md", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(readme, want) {
+		t.Errorf("the fault table in README.md is out of date; run go test ./mockserver -run TestREADMEFaultTable -update")
+	}
+}

@@ -1,0 +1,466 @@
+package mockserver
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure Serve.
+type Options struct {
+	Fixture *Fixture  // nil means DefaultFixture()
+	Faults  []string  // fault names, see Faults
+	Record  io.Writer // if non-nil: one JSON line per message in either direction
+}
+
+// Serve speaks MCP over newline-delimited JSON on in and out until in
+// reaches EOF or ctx is done. It returns nil after EOF and ctx.Err() when
+// the context ended first; the goroutine reading in ends when a Read on it
+// returns. Logs, if any, go to errOut (nil discards them).
+//
+// Faults marked as process-level in README.md act on the whole process
+// (they exit, ignore signals or start children): use them only when Serve
+// runs in a process of its own, as `mcpconform mock` does.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, opts Options) error {
+	if err := ValidateFaults(opts.Faults); err != nil {
+		return err
+	}
+	fx := opts.Fixture
+	if fx == nil {
+		fx = DefaultFixture()
+	}
+	cat, err := compile(fx)
+	if err != nil {
+		return err
+	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	faults := newFaultSet(opts.Faults)
+	rec := &recorder{w: opts.Record}
+	s := newServer(cat, faults, &lineWriter{w: out, rec: rec, faults: faults}, errOut, rec)
+	return s.run(ctx, in, out)
+}
+
+// server is one MCP session. Its state is touched only by the goroutine in
+// run; the lineWriter and the delayed writer synchronise the output.
+type server struct {
+	cat    *catalog
+	faults faultSet
+	out    *lineWriter
+	errOut io.Writer
+	rec    *recorder
+	delay  *delayedWriter // non-nil under the slow fault
+
+	initialized   bool   // the initialize response was sent
+	version       string // the negotiated protocol version
+	clientReady   bool   // notifications/initialized arrived
+	exitAfterInit bool
+
+	listed        []*entry // the current resource list
+	templates     []*templateEntry
+	fired         []bool // list-change triggers that already fired
+	subscriptions map[string]bool
+	cursorUses    map[string]int
+	nextID        int
+
+	pending []*outMsg // server messages to send after the current response
+}
+
+func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer, rec *recorder) *server {
+	s := &server{
+		cat:           cat,
+		faults:        faults,
+		out:           out,
+		errOut:        errOut,
+		rec:           rec,
+		fired:         make([]bool, len(cat.listAdds)),
+		subscriptions: make(map[string]bool),
+		cursorUses:    make(map[string]int),
+	}
+	s.listed = slices.Clone(cat.resources)
+	s.templates = slices.Clone(cat.templates)
+	s.addFaultResources()
+	return s
+}
+
+type lineOrErr struct {
+	line    []byte
+	n       int
+	tooLong bool
+	err     error
+}
+
+func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.startFaults(out)
+	if s.faults.has("slow") {
+		s.delay = newDelayedWriter(300 * time.Millisecond)
+		defer s.delay.stop()
+	}
+	lines := make(chan lineOrErr)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		lr := newLineReader(in, maxLine)
+		for {
+			line, n, tooLong, err := lr.next()
+			select {
+			case lines <- lineOrErr{line, n, tooLong, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l := <-lines:
+			if l.err != nil {
+				return s.finish(ctx, l.err)
+			}
+			s.handleLine(l.line, l.n, l.tooLong)
+			if err := s.out.failed(); err != nil {
+				return fmt.Errorf("writing stdout: %w", err)
+			}
+		}
+	}
+}
+
+// finish ends the session at the end of stdin.
+func (s *server) finish(ctx context.Context, err error) error {
+	if err != io.EOF {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	if s.delay != nil {
+		s.delay.stop()
+	}
+	if s.faults.has("partial-line-at-exit") {
+		s.out.raw([]byte(`{"jsonrpc":"2.0","method":"notifications/mes`), false)
+	}
+	if s.faults.has("ignore-stdin-eof") {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.out.failed()
+}
+
+// handleLine answers one stdin line.
+func (s *server) handleLine(line []byte, n int, tooLong bool) {
+	if tooLong {
+		s.rec.record("in", []byte(fmt.Sprintf("(a line of %d bytes, over the %d-byte limit, was skipped)", n, maxLine)))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
+		return
+	}
+	s.rec.record("in", line)
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return // blank lines carry no message
+	}
+	if !json.Valid(trimmed) {
+		switch {
+		case s.faults.has("crash-on-parse-error"):
+			fmt.Fprintln(s.errOut, "mockserver: unparseable input, exiting (crash-on-parse-error)")
+			os.Exit(1)
+		case s.faults.has("no-parse-error"):
+			return
+		}
+		id := json.RawMessage(nil)
+		if s.faults.has("parse-error-bad-id") {
+			id = json.RawMessage("0")
+		}
+		s.emitResponse(s.errorResponse("", id, &rpcError{Code: codeParseError, Message: "Parse error: the line is not valid JSON."}))
+		return
+	}
+	if trimmed[0] == '[' {
+		s.handleBatch(trimmed)
+		return
+	}
+	resp := s.handleMessage(trimmed)
+	s.emitResponse(resp)
+	if s.exitAfterInit {
+		if s.delay != nil {
+			s.delay.stop()
+		}
+		os.Exit(0)
+	}
+}
+
+// handleBatch answers a JSON array line. Batches exist in 2025-03-26 only
+// (JSONRPC-11); elsewhere an array is an invalid request (JSONRPC-12).
+func (s *server) handleBatch(line []byte) {
+	batching := s.initialized && s.version == "2025-03-26" || s.initialized && s.faults.has("batch-after-2025-03")
+	var elems []json.RawMessage
+	_ = json.Unmarshal(line, &elems)
+	switch {
+	case batching && s.version == "2025-03-26" && s.faults.has("batch-unsupported"):
+		return
+	case !batching || len(elems) == 0:
+		if s.faults.has("no-invalid-request") {
+			return
+		}
+		why := "batches are only allowed in 2025-03-26 sessions"
+		if len(elems) == 0 && batching {
+			why = "an empty batch"
+		}
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."}))
+		return
+	}
+	var parts [][]byte
+	for _, el := range elems {
+		resp := s.handleMessage(el)
+		if resp == nil {
+			continue
+		}
+		parts = append(parts, s.encode(resp))
+		if isEnvelopeTarget(resp) && s.faults.has("duplicate-response") {
+			parts = append(parts, s.encode(resp))
+		}
+	}
+	group := s.takePending()
+	if len(parts) > 0 {
+		batch := append([]byte{'['}, bytes.Join(parts, []byte{','})...)
+		batch = append(batch, ']')
+		group = append([]*outMsg{{kind: kindBatch, raw: batch}}, group...)
+	}
+	s.emit(group)
+}
+
+// handleMessage answers one JSON-RPC message; nil means no answer.
+func (s *server) handleMessage(raw []byte) *outMsg {
+	msg, invalid := s.decodeEnvelope(raw)
+	if invalid != nil {
+		if s.faults.has("no-invalid-request") {
+			return nil
+		}
+		return invalid
+	}
+	if msg == nil {
+		return nil
+	}
+	if msg.id == nil {
+		s.notification(msg)
+		if s.faults.has("reply-to-notification") {
+			return &outMsg{kind: kindResponse, method: msg.method, result: object{}}
+		}
+		return nil
+	}
+	result, rerr, answer := s.dispatch(msg)
+	if !answer {
+		return nil
+	}
+	if rerr != nil {
+		return s.errorResponse(msg.method, msg.id, rerr)
+	}
+	return &outMsg{kind: kindResponse, method: msg.method, id: msg.id, result: result}
+}
+
+// methods maps each request method to its handler. The bool says whether
+// the method is served before initialize.
+var methods = map[string]struct {
+	handle  func(*server, json.RawMessage) (any, *rpcError)
+	preInit bool
+}{
+	"initialize":               {(*server).initialize, true},
+	"ping":                     {(*server).ping, true},
+	"logging/setLevel":         {(*server).setLevel, false},
+	"resources/list":           {(*server).listResources, false},
+	"resources/templates/list": {(*server).listTemplates, false},
+	"resources/read":           {(*server).read, false},
+	"resources/subscribe":      {(*server).subscribe, false},
+	"resources/unsubscribe":    {(*server).unsubscribe, false},
+}
+
+// dispatch runs a request. answer false means the request is never
+// answered (the hang faults).
+func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer bool) {
+	h, ok := methods[msg.method]
+	if ok && !s.methodDeclared(msg.method) {
+		ok = false
+	}
+	if !ok {
+		code := codeMethodNotFound
+		if s.faults.has("unknown-method-wrong-code") {
+			code = codeInvalidParams
+		}
+		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Method not found: %s.", short(msg.method))}, true
+	}
+	if !s.initialized && !h.preInit {
+		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
+	}
+	switch {
+	case msg.method == "resources/list" && s.faults.has("hang-on-list"),
+		msg.method == "resources/read" && s.faults.has("hang-on-read"):
+		return nil, nil, false
+	case msg.method == "resources/read" && s.faults.has("crash-on-read"):
+		fmt.Fprintln(s.errOut, "mockserver: crashing on resources/read (crash-on-read)")
+		os.Exit(1)
+	}
+	result, rerr = h.handle(s, msg.params)
+	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
+		rerr.Code = codeInternalError
+	}
+	return result, rerr, true
+}
+
+// methodDeclared reports whether the capabilities put a method on offer
+// (RES-CAP-04: a method behind an undeclared capability is not found).
+func (s *server) methodDeclared(method string) bool {
+	caps := s.cat.fx.Capabilities
+	switch {
+	case method == "logging/setLevel":
+		return caps.Logging != nil
+	case strings.HasPrefix(method, "resources/"):
+		if caps.Resources == nil {
+			return false
+		}
+		switch method {
+		case "resources/subscribe":
+			return caps.Resources.Subscribe && !s.faults.has("subscribe-unsupported")
+		case "resources/unsubscribe":
+			return caps.Resources.Subscribe
+		}
+	}
+	return true
+}
+
+// notification handles a client notification. None is ever answered.
+func (s *server) notification(msg *incoming) {
+	if msg.method == "notifications/initialized" && s.initialized && !s.clientReady {
+		s.clientReady = true
+		s.afterInitialized()
+	}
+	// notifications/cancelled and everything else: nothing to do, since
+	// every request is answered before the next line is read.
+}
+
+// notify queues a notification to follow the current response.
+func (s *server) notify(method string, params any) {
+	s.pending = append(s.pending, &outMsg{kind: kindNotification, method: method, params: params})
+}
+
+// request queues a server-to-client request.
+func (s *server) request(id json.RawMessage, method string, params any) {
+	s.pending = append(s.pending, &outMsg{kind: kindRequest, method: method, id: id, params: params})
+}
+
+func (s *server) takePending() []*outMsg {
+	p := s.pending
+	s.pending = nil
+	return p
+}
+
+// emitResponse sends a response (if any) and then the queued messages.
+func (s *server) emitResponse(resp *outMsg) {
+	var group []*outMsg
+	if resp != nil {
+		group = append(group, resp)
+		if isEnvelopeTarget(resp) && s.faults.has("duplicate-response") {
+			group = append(group, resp)
+		}
+	}
+	s.emit(append(group, s.takePending()...))
+}
+
+// emit writes a group of messages in order, now or (slow) later.
+func (s *server) emit(group []*outMsg) {
+	if len(group) == 0 {
+		return
+	}
+	type line struct {
+		b      []byte
+		pretty bool
+		raw    bool
+		logged string
+	}
+	lines := make([]line, 0, len(group))
+	for _, m := range group {
+		l := line{b: s.encode(m), raw: m.kind == kindRaw}
+		isResponse := m.kind == kindResponse || m.kind == kindBatch
+		l.pretty = isEnvelopeTarget(m) && s.faults.has("pretty-print")
+		if isResponse && s.faults.has("log-stdout") {
+			l.logged = fmt.Sprintf("%s INFO mockserver answered %s", time.Now().UTC().Format(time.RFC3339), short(cmp.Or(m.method, "a message")))
+		}
+		lines = append(lines, l)
+	}
+	write := func() {
+		for _, l := range lines {
+			if l.logged != "" {
+				s.out.raw([]byte(l.logged), true)
+			}
+			if l.raw {
+				s.out.raw(l.b, true)
+			} else {
+				s.out.message(l.b, l.pretty)
+			}
+		}
+	}
+	if s.delay != nil {
+		s.delay.add(write)
+		return
+	}
+	write()
+}
+
+// short makes a client-supplied string fit in an error message.
+func short(s string) string {
+	const max = 60
+	b := []rune(s)
+	if len(b) > max {
+		s = string(b[:max]) + "…"
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// delayedWriter runs writes after a fixed delay, in the order they were
+// queued, so that slow responses keep their order.
+type delayedWriter struct {
+	queue    chan delayedWrite
+	done     chan struct{}
+	delay    time.Duration
+	stopOnce sync.Once
+}
+
+type delayedWrite struct {
+	due   time.Time
+	write func()
+}
+
+func newDelayedWriter(delay time.Duration) *delayedWriter {
+	d := &delayedWriter{queue: make(chan delayedWrite, 1024), done: make(chan struct{}), delay: delay}
+	go func() {
+		defer close(d.done)
+		for w := range d.queue {
+			time.Sleep(time.Until(w.due))
+			w.write()
+		}
+	}()
+	return d
+}
+
+func (d *delayedWriter) add(write func()) {
+	d.queue <- delayedWrite{due: time.Now().Add(d.delay), write: write}
+}
+
+// stop waits for every queued write; it may be called more than once.
+func (d *delayedWriter) stop() {
+	d.stopOnce.Do(func() { close(d.queue) })
+	<-d.done
+}

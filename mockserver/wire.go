@@ -1,0 +1,328 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSON-RPC and MCP error codes the mock uses.
+const (
+	codeParseError       = -32700
+	codeInvalidRequest   = -32600
+	codeMethodNotFound   = -32601
+	codeInvalidParams    = -32602
+	codeInternalError    = -32603
+	codeResourceNotFound = -32002
+)
+
+// object is a JSON object under construction. encoding/json writes its keys
+// sorted, so output is deterministic.
+type object = map[string]any
+
+// rpcError is the error member of a response.
+type rpcError struct {
+	Code    int
+	Message string
+	Data    any // nil: no data member
+	// malformed marks -32602 errors for params that do not have the
+	// request's shape (a missing or mistyped member), the only ones
+	// invalid-params-internal turns into -32603.
+	malformed bool
+}
+
+// invalidParams is the -32602 error for params of the wrong shape.
+func invalidParams(format string, args ...any) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, args...), malformed: true}
+}
+
+// msgKind tells apart the messages the server writes.
+type msgKind int
+
+const (
+	kindResponse msgKind = iota
+	kindNotification
+	kindRequest
+	kindBatch // a batch response, already encoded in raw
+	kindRaw   // bytes written as they are (fault output that is not a message)
+)
+
+// outMsg is a message on its way to stdout.
+type outMsg struct {
+	kind   msgKind
+	method string          // the method a response answers, or of a notification or request
+	id     json.RawMessage // responses and requests; nil is null
+	result any             // success responses
+	err    *rpcError       // error responses
+	params any             // notifications and requests; nil: no params member
+	raw    []byte          // kindBatch and kindRaw
+}
+
+// incoming is a message from the client whose envelope is valid.
+type incoming struct {
+	id     json.RawMessage // nil for notifications
+	method string
+	params json.RawMessage // nil when absent
+}
+
+var integerToken = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// validID reports whether raw is an id MCP allows: a string or an integer
+// (JSONRPC-02, JSONRPC-03). Fractions, exponents, null, booleans, arrays and
+// objects are not.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		return true
+	}
+	return integerToken.Match(raw)
+}
+
+// decodeEnvelope checks one message against JSON-RPC 2.0 and MCP. It returns
+// the message, or an error response for an invalid one, or neither for a
+// message that gets no answer (a client response, or a notification whose
+// params are not an object).
+func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
+	invalid := func(id json.RawMessage, why string) (*incoming, *outMsg) {
+		return nil, s.errorResponse("", id, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."})
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return invalid(nil, "a message must be a JSON object")
+	}
+	idRaw, hasID := m["id"]
+	idRaw = bytes.TrimSpace(idRaw)
+	echo := json.RawMessage(nil) // the id an error response can carry
+	if hasID && validID(idRaw) {
+		echo = idRaw
+	}
+	var version string
+	if v, ok := m["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" {
+		return invalid(echo, `"jsonrpc" must be "2.0"`)
+	}
+	methodRaw, hasMethod := m["method"]
+	if !hasMethod {
+		_, hasResult := m["result"]
+		_, hasError := m["error"]
+		if hasID && (hasResult || hasError) {
+			return nil, nil // the client answering one of our requests
+		}
+		return invalid(echo, `"method" is missing`)
+	}
+	var method string
+	if json.Unmarshal(methodRaw, &method) != nil {
+		return invalid(echo, `"method" must be a string`)
+	}
+	params, hasParams := m["params"]
+	params = bytes.TrimSpace(params)
+	paramsOK := !hasParams || (len(params) > 0 && params[0] == '{')
+	if !hasID {
+		if !paramsOK {
+			return nil, nil // a notification is never answered, not even when malformed
+		}
+		return &incoming{method: method, params: params}, nil
+	}
+	if !validID(idRaw) {
+		if string(idRaw) == "null" && s.faults.has("id-null-accepted") && paramsOK {
+			return &incoming{id: json.RawMessage("null"), method: method, params: params}, nil
+		}
+		return invalid(nil, `"id" must be a string or an integer`)
+	}
+	if !paramsOK {
+		return invalid(echo, `"params" must be an object`)
+	}
+	return &incoming{id: idRaw, method: method, params: params}, nil
+}
+
+// errorResponse builds an error response to a request of method.
+func (s *server) errorResponse(method string, id json.RawMessage, e *rpcError) *outMsg {
+	return &outMsg{kind: kindResponse, method: method, id: id, err: e}
+}
+
+const (
+	// markInvalidUTF8 and markSurrogate stand in a value for bytes that
+	// encoding/json cannot produce; encode swaps them after marshalling.
+	markInvalidUTF8 = "\uE000mock-invalid-utf8\uE000"
+	markSurrogate   = "\uE000mock-surrogate\uE000"
+)
+
+// envelopeTarget is the method whose responses the envelope faults act on.
+// Every other message stays correct, so that the rest of a session can
+// still be judged. Not ping: harnesses ping to check that a server still
+// answers, and a broken ping response would spill into every such check.
+const envelopeTarget = "resources/templates/list"
+
+// isEnvelopeTarget tells the messages the envelope faults act on.
+func isEnvelopeTarget(m *outMsg) bool { return m.kind == kindResponse && m.method == envelopeTarget }
+
+// encode renders a message as compact JSON, applying the envelope faults.
+func (s *server) encode(m *outMsg) []byte {
+	if m.kind == kindRaw || m.kind == kindBatch {
+		return m.raw
+	}
+	target := isEnvelopeTarget(m)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	switch {
+	case !target:
+		b.WriteString(`"jsonrpc":"2.0"`)
+	case s.faults.has("missing-jsonrpc"):
+	case s.faults.has("wrong-jsonrpc-version"):
+		b.WriteString(`"jsonrpc":"1.0"`)
+	default:
+		b.WriteString(`"jsonrpc":"2.0"`)
+	}
+	sep := func() {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+	}
+	switch m.kind {
+	case kindResponse:
+		sep()
+		b.WriteString(`"id":`)
+		b.Write(s.responseID(m.id, target))
+		if m.err != nil {
+			sep()
+			b.WriteString(`"error":`)
+			b.Write(s.encodeError(m.err))
+		} else {
+			sep()
+			b.WriteString(`"result":`)
+			b.Write(marshal(m.result))
+			if target && s.faults.has("result-and-error") {
+				b.WriteString(`,"error":`)
+				b.Write(s.encodeError(&rpcError{Code: codeInternalError, Message: "Internal error."}))
+			}
+		}
+	case kindNotification:
+		if s.faults.has("notification-with-id") {
+			sep()
+			b.WriteString(`"id":null`)
+		}
+		sep()
+		b.WriteString(`"method":`)
+		b.Write(marshal(m.method))
+		s.writeParams(&b, m.params)
+	case kindRequest:
+		sep()
+		b.WriteString(`"id":`)
+		if m.id == nil {
+			b.WriteString("null")
+		} else {
+			b.Write(m.id)
+		}
+		b.WriteString(`,"method":`)
+		b.Write(marshal(m.method))
+		s.writeParams(&b, m.params)
+	}
+	b.WriteByte('}')
+	return s.substitute(b.Bytes())
+}
+
+func (s *server) writeParams(b *bytes.Buffer, params any) {
+	if s.faults.has("params-array") {
+		b.WriteString(`,"params":`)
+		if params == nil {
+			b.WriteString("[]")
+		} else {
+			b.Write(marshal([]any{params}))
+		}
+		return
+	}
+	if params != nil {
+		b.WriteString(`,"params":`)
+		b.Write(marshal(params))
+	}
+}
+
+// responseID is the id a response carries: the request's, unless a fault
+// changes it (target: the response is one the envelope faults act on).
+func (s *server) responseID(id json.RawMessage, target bool) []byte {
+	if id == nil {
+		return []byte("null")
+	}
+	if !utf8.Valid(id) {
+		// Never pass bytes that are not UTF-8 through: re-encode the value.
+		var v any
+		if json.Unmarshal(id, &v) == nil {
+			id = marshal(v)
+		}
+	}
+	if !target {
+		return marshal(id)
+	}
+	isInt := integerToken.Match(id)
+	switch {
+	case s.faults.has("id-mismatch") && isInt:
+		n, _ := new(big.Int).SetString(string(id), 10)
+		return []byte(n.Add(n, big.NewInt(1000)).String())
+	case s.faults.has("id-mismatch") && id[0] == '"':
+		var str string
+		_ = json.Unmarshal(id, &str)
+		return marshal(str + "+1000")
+	case s.faults.has("id-as-string") && isInt:
+		return marshal(string(id))
+	}
+	return marshal(id)
+}
+
+func (s *server) encodeError(e *rpcError) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"code":`)
+	notFound := e.Code == codeMethodNotFound
+	switch {
+	case notFound && s.faults.has("error-code-string"):
+		b.Write(marshal(strconv.Itoa(e.Code)))
+	case notFound && s.faults.has("error-code-float"):
+		b.WriteString(strconv.Itoa(e.Code) + ".5")
+	default:
+		b.WriteString(strconv.Itoa(e.Code))
+	}
+	msg := e.Message
+	if s.faults.has("hostile-strings") {
+		msg += " " + hostileText
+	}
+	if s.faults.has("multiline-error-message") {
+		msg += "\ngoroutine 1 [running]:\nmockserver.(*server).dispatch(...)\n\tmockserver/server.go:1 +0x1d\nmain.main()\n\tmain.go:1 +0x25"
+	}
+	b.WriteString(`,"message":`)
+	b.Write(marshal(msg))
+	if e.Data != nil {
+		b.WriteString(`,"data":`)
+		b.Write(marshal(e.Data))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// substitute swaps the markers for what encoding/json cannot write, and
+// un-escapes U+2028/U+2029 under raw-line-separator.
+func (s *server) substitute(b []byte) []byte {
+	if bytes.Contains(b, []byte(markInvalidUTF8)) {
+		b = bytes.ReplaceAll(b, []byte(markInvalidUTF8), []byte("caf\xe9 \xff\xfe"))
+	}
+	if bytes.Contains(b, []byte(markSurrogate)) {
+		b = bytes.ReplaceAll(b, []byte(markSurrogate), []byte(`\udfff\ud800`))
+	}
+	if s.faults.has("raw-line-separator") {
+		b = bytes.ReplaceAll(b, []byte(`\u2028`), []byte("\u2028"))
+		b = bytes.ReplaceAll(b, []byte(`\u2029`), []byte("\u2029"))
+	}
+	return b
+}
+
+// marshal encodes v compactly. The values the server builds always encode.
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("mockserver: encoding a message: " + err.Error())
+	}
+	return b
+}
