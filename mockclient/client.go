@@ -5,11 +5,14 @@
 package mockclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -32,11 +35,22 @@ type Options struct {
 	StderrLines int
 }
 
+// stallLimit is how many consecutive timeouts make a method count as hung.
+const stallLimit = 2
+
+// slowLineFactor bounds how long a request waits for a line that is still
+// arriving when its deadline passes: that many deadlines in all.
+const slowLineFactor = 10
+
 // Errors an Exchange can carry.
 var (
 	ErrTimeout = errors.New("no response within the deadline")
 	ErrExited  = errors.New("server exited")
 	ErrClosed  = errors.New("client closed")
+	// ErrStopped is a request the caller's context ended: the run was
+	// interrupted or reached its deadline, so nothing can be judged from it.
+	// The error also matches the context's own error.
+	ErrStopped = errors.New("the run was stopped")
 )
 
 // Exchange is one request the client sent and what came back.
@@ -73,8 +87,14 @@ type Client struct {
 	inbound   []*Inbound
 	changed   chan struct{}
 	stdoutEOF chan struct{}
+	stderrEOF chan struct{}
 	closed    bool
-	exitOnce  sync.Once
+	closeOnce sync.Once
+	strays    []Stray
+	exited    bool
+	// stalls counts consecutive timeouts per method; see CallRaw.
+	stalls map[string]int
+	lines  *LineReader // stdout, read by readLoop only
 }
 
 // Inbound is one message the server sent that was not a matched response:
@@ -118,8 +138,14 @@ func Start(opts Options) (*Client, error) {
 		loose:     map[string]*call{},
 		changed:   make(chan struct{}),
 		stdoutEOF: make(chan struct{}),
+		stderrEOF: make(chan struct{}),
+		stalls:    map[string]int{},
+		lines:     NewLineReader(p.stdout, opts.MaxMessageSize),
 	}
-	go drainStderr(p.stderr, c.tail, c.trans, 200)
+	go func() {
+		defer close(c.stderrEOF)
+		drainStderr(p.stderr, c.tail, c.trans, 200)
+	}()
 	go c.readLoop()
 	go c.watchExit()
 	return c, nil
@@ -146,6 +172,12 @@ func (c *Client) Done() <-chan struct{} { return c.proc.done }
 
 // ExitInfo says how the process ended, or that it is still running.
 func (c *Client) ExitInfo() ExitInfo { return c.proc.exitInfo() }
+
+// Note records an event of the harness in the transcript (a restart, a
+// probe's purpose), so that a reader of the transcript sees why.
+func (c *Client) Note(text string) {
+	c.trans.add(Entry{Dir: Event, Data: []byte(text)})
+}
 
 // Timeout returns the default request deadline.
 func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
@@ -177,12 +209,48 @@ func (c *Client) CallID(ctx context.Context, id json.RawMessage, method string, 
 
 // CallRaw writes line as is and waits for a response whose id is id.
 func (c *Client) CallRaw(ctx context.Context, id json.RawMessage, method string, line []byte) *Exchange {
+	return c.callRaw(ctx, id, method, line, c.opts.Timeout)
+}
+
+// CallWithin is Call with its own deadline instead of the client's default
+// (initialize gets the start-up deadline, which may be longer).
+func (c *Client) CallWithin(ctx context.Context, timeout time.Duration, method string, params any) *Exchange {
+	id := c.NewID()
+	line, err := encodeRequest(id, method, params)
+	if err != nil {
+		return &Exchange{ID: id, Method: method, Err: err}
+	}
+	return c.callRaw(ctx, id, method, line, timeout)
+}
+
+func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string, line []byte, timeout time.Duration) *Exchange {
 	x := &Exchange{ID: id, Method: method, Sent: line}
 	cl := &call{x: x, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		x.Err = ErrClosed
+		return x
+	}
+	if err := ctx.Err(); err != nil {
+		// The run is over (its deadline, or an interrupt): nothing more is sent.
+		c.mu.Unlock()
+		x.Err = fmt.Errorf("%w: not sent (%w)", ErrStopped, err)
+		return x
+	}
+	if c.exited {
+		c.mu.Unlock()
+		x.Err = fmt.Errorf("%w (%s)", ErrExited, c.proc.exitInfo())
+		c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s): server %s before the request", method, id, c.proc.exitInfo()))})
+		return x
+	}
+	// A server that hangs on a method would cost a full deadline per call;
+	// after stallLimit consecutive timeouts the method is deemed hung and
+	// further calls fail at once (the verdict is the same: no response).
+	if n := c.stalls[method]; n >= stallLimit {
+		c.mu.Unlock()
+		x.Err = fmt.Errorf("%w (%s; %d earlier %s requests got none either, so this one was not sent)", ErrTimeout, c.opts.Timeout, n, method)
+		c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s): not sent, the method is hung", method, id))})
 		return x
 	}
 	c.pending[idKey(id)] = cl
@@ -199,25 +267,45 @@ func (c *Client) CallRaw(ctx context.Context, id json.RawMessage, method string,
 		}
 		return x
 	}
-	timer := time.NewTimer(c.opts.Timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stop error
-	select {
-	case <-cl.done:
-	case <-timer.C:
-		stop = fmt.Errorf("%w (%s)", ErrTimeout, c.opts.Timeout)
-	case <-ctx.Done():
-		stop = ctx.Err()
+	// A line still arriving when the deadline passes may be this response,
+	// slowed by its size (50 MB through a pipe): wait on while it grows, up
+	// to slowLineFactor deadlines in all.
+	_, seen := c.lines.Progress()
+	for n := 1; ; n++ {
+		select {
+		case <-cl.done:
+		case <-timer.C:
+			if pending, read := c.lines.Progress(); pending > 0 && read > seen && n < slowLineFactor {
+				seen = read
+				timer.Reset(timeout)
+				continue
+			}
+			stop = fmt.Errorf("%w (%s)", ErrTimeout, timeout)
+		case <-ctx.Done():
+			stop = fmt.Errorf("%w before the response (%w)", ErrStopped, ctx.Err())
+		}
+		break
 	}
 	if stop != nil {
 		if c.withdraw(cl) {
 			x.Err = stop
 			if errors.Is(stop, ErrTimeout) {
-				c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s) within %s", method, id, c.opts.Timeout))})
+				c.mu.Lock()
+				c.stalls[method]++
+				c.mu.Unlock()
+				c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s) within %s", method, id, timeout))})
 			}
 		} else {
 			<-cl.done // completed concurrently: keep that outcome
 		}
+	}
+	if x.Response != nil {
+		c.mu.Lock()
+		c.stalls[method] = 0
+		c.mu.Unlock()
 	}
 	x.Duration = time.Since(start)
 	return x
@@ -264,13 +352,18 @@ func (c *Client) write(line []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	e := Entry{Dir: Send, Data: line}
-	if m, err := DecodeMessage(line); err == nil {
-		e.Msgs = []*Message{m}
-	}
+	e.Msgs, e.Batch = decodeLine(line)
 	seq := c.trans.add(e)
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
+	// A server that stops reading stdin fills the pipe and would block the
+	// write, and every later one, for ever: a write gets the request deadline.
+	_ = c.proc.stdin.SetWriteDeadline(time.Now().Add(c.opts.Timeout))
 	_, err := c.proc.stdin.Write(buf)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("the server read none of it within %s (stdin is full)", c.opts.Timeout)
+		c.trans.add(Entry{Dir: Event, Data: []byte("writing to stdin: " + err.Error())})
+	}
 	return seq, err
 }
 
@@ -298,11 +391,11 @@ func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error
 
 func (c *Client) readLoop() {
 	defer close(c.stdoutEOF)
-	lr := NewLineReader(c.proc.stdout, c.opts.MaxMessageSize)
+	lr := c.lines
 	for {
 		l, err := lr.Next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				c.trans.add(Entry{Dir: Event, Data: []byte("reading stdout: " + err.Error())})
 			}
 			return
@@ -310,19 +403,8 @@ func (c *Client) readLoop() {
 		e := Entry{Dir: Recv, Data: l.Raw, Len: l.Len, Line: l}
 		var msgs []*Message
 		if l.Value != nil {
-			if l.Value[0] == '[' {
-				e.Batch = true
-				var items []json.RawMessage
-				if json.Unmarshal(l.Value, &items) == nil {
-					for _, it := range items {
-						if m, err := DecodeMessage(it); err == nil {
-							msgs = append(msgs, m)
-						}
-					}
-				}
-			} else if m, err := DecodeMessage(l.Value); err == nil {
-				msgs = append(msgs, m)
-			}
+			// classify trimmed and validated the line: decode it in place.
+			msgs, e.Batch = decodeValidLine(l.Value), l.Value[0] == '['
 		}
 		// Record the line before dispatching so a waiter that wakes up finds
 		// it in the transcript. The entry keeps slim copies; dispatch gets
@@ -394,15 +476,21 @@ func (c *Client) watchExit() {
 	info := c.proc.exitInfo()
 	c.trans.add(Entry{Dir: Event, Data: []byte("server " + info.String())})
 	c.mu.Lock()
+	var lost []string
 	for k, cl := range c.pending {
 		cl.x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
+		lost = append(lost, fmt.Sprintf("no response to %s (id %s): server %s", cl.x.Method, cl.x.ID, info))
 		delete(c.pending, k)
 		delete(c.loose, looseIDKey(cl.x.ID))
 		close(cl.done)
 	}
+	c.exited = true
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
+	for _, l := range lost {
+		c.trans.add(Entry{Dir: Event, Data: []byte(l)})
+	}
 }
 
 // Inbound returns the unmatched messages received so far.
@@ -444,22 +532,122 @@ func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*Message
 }
 
 // Close shuts the server down in the spec's order and returns how it ended.
-// Requests still pending fail with ErrClosed.
+// Requests still pending fail with ErrClosed. Then it looks for strays
+// (processes left in the server's group or holding its pipes: see Stray),
+// kills them and records them; Strays returns them. Close may be called
+// more than once, and concurrently with requests.
 func (c *Client) Close() ExitInfo {
+	c.closeOnce.Do(c.close)
+	return c.proc.exitInfo()
+}
+
+func (c *Client) close() {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
-	c.wmu.Lock()
-	info := c.proc.shutdown(c.opts.Grace)
-	c.wmu.Unlock()
+	// No c.wmu here: a write blocked on a full pipe holds it, and closing
+	// stdin is what unblocks that write.
+	c.proc.shutdown(c.opts.Grace)
+	// Read what the server wrote on its way out; the pipes reach EOF once
+	// the last process holding them is gone.
+	eof := waitAll(postExitWait, c.stdoutEOF, c.stderrEOF)
+	strays := settle(findStrays(c.proc.cmd.Process.Pid, c.proc.pipes), postExitWait)
+	for i := range strays {
+		strays[i].Killed = killStray(strays[i].Pid)
+		c.trans.add(Entry{Dir: Event, Data: []byte("stray process: " + strays[i].String())})
+	}
+	if len(strays) > 0 && !eof {
+		eof = waitAll(postExitWait, c.stdoutEOF, c.stderrEOF)
+	}
+	c.mu.Lock()
+	c.strays = strays
+	c.mu.Unlock()
+	// Unblocks the readers if something unseen still holds the pipes.
 	c.proc.stdout.Close()
 	c.proc.stderr.Close()
 	c.mu.Lock()
 	for k, cl := range c.pending {
 		cl.x.Err = ErrClosed
 		delete(c.pending, k)
+		delete(c.loose, looseIDKey(cl.x.ID))
 		close(cl.done)
 	}
 	c.mu.Unlock()
-	return info
+}
+
+// settle drops the members of the server's group that are only dying of
+// the SIGKILL the group already got, waiting at most timeout for them.
+func settle(strays []Stray, timeout time.Duration) []Stray {
+	deadline := time.Now().Add(timeout)
+	for {
+		var dying bool
+		kept := strays[:0:0]
+		for _, s := range strays {
+			if slices.Contains(s.Holds, "process group") && !alive(s.Pid) {
+				continue
+			}
+			kept = append(kept, s)
+			dying = dying || slices.Contains(s.Holds, "process group")
+		}
+		strays = kept
+		if !dying || time.Now().After(deadline) {
+			return strays
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// postExitWait bounds each wait for the pipes to reach EOF once the
+// server's process group is dead.
+const postExitWait = 500 * time.Millisecond
+
+// waitAll waits until every channel is closed or the timeout passes, and
+// reports whether they all closed.
+func waitAll(timeout time.Duration, chans ...chan struct{}) bool {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for _, ch := range chans {
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		}
+	}
+	return true
+}
+
+// Strays returns the processes Close found still running after the
+// server's shutdown (nil before Close, and on systems without /proc).
+func (c *Client) Strays() []Stray {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Stray(nil), c.strays...)
+}
+
+// decodeLine decodes the JSON-RPC objects of one line: one object, or the
+// items of a batch array. What is not an object is left out. The messages
+// are slices of line, not copies.
+func decodeLine(line []byte) (msgs []*Message, batch bool) {
+	trimmed := bytes.TrimSpace(line)
+	batch = len(trimmed) > 0 && trimmed[0] == '['
+	if !json.Valid(trimmed) {
+		return nil, batch
+	}
+	return decodeValidLine(trimmed), batch
+}
+
+// decodeValidLine is decodeLine for a trimmed line known to be valid JSON.
+func decodeValidLine(trimmed []byte) (msgs []*Message) {
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		for _, it := range splitArray(trimmed) {
+			if m, err := decodeValid(it); err == nil {
+				msgs = append(msgs, m)
+			}
+		}
+		return msgs
+	}
+	if m, err := decodeValid(trimmed); err == nil {
+		msgs = append(msgs, m)
+	}
+	return msgs
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -50,44 +51,82 @@ func (l *Line) Has(i FrameIssue) bool {
 
 // LineReader splits a stream into newline-delimited lines and classifies
 // each one. A line longer than max is skipped without being held in memory:
-// only its first keep bytes are retained.
+// at most max bytes of it are ever buffered, and only its first keep bytes
+// are retained.
 type LineReader struct {
 	r    *bufio.Reader
 	max  int
 	keep int
+	// read counts the bytes taken from the stream, consumed those of the
+	// lines returned: the difference is a line still arriving.
+	read, consumed atomic.Int64
+}
+
+// Progress returns how many bytes have arrived that belong to no line
+// returned yet (a line on its way, or 0) and how many bytes arrived in all.
+// It is safe to call concurrently with Next.
+func (lr *LineReader) Progress() (pending, read int64) {
+	read = lr.read.Load()
+	return read - lr.consumed.Load(), read
+}
+
+// countingReader counts what it reads into n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // NewLineReader returns a reader for lines of at most max bytes.
 func NewLineReader(r io.Reader, max int) *LineReader {
+	if max < 0 {
+		max = 0
+	}
 	keep := 4096
 	if max < keep {
 		keep = max
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64*1024), max: max, keep: keep}
+	lr := &LineReader{max: max, keep: keep}
+	lr.r = bufio.NewReaderSize(countingReader{r, &lr.read}, 64*1024)
+	return lr
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Next returns the next line, or io.EOF when the stream ended cleanly.
+//
+// A long line arrives in many reads; they are kept as separate pieces and
+// joined once at the end, into a buffer of exactly the line's size. Growing
+// one buffer as the pieces come would allocate about five times the line
+// (append grows large slices by a quarter), and a 50 MB response would cost
+// a quarter of a gigabyte before the GC caught up.
 func (lr *LineReader) Next() (*Line, error) {
-	var buf []byte
-	total := 0
+	var pieces [][]byte
+	total := 0 // bytes of the line so far, terminator included
 	over := false
+	var last2 [2]byte // the last two bytes seen, for \r\n after an oversize line
+	defer func() { lr.consumed.Add(int64(total)) }()
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		total += len(chunk)
+		switch n := len(chunk); {
+		case n >= 2:
+			last2 = [2]byte{chunk[n-2], chunk[n-1]}
+		case n == 1:
+			last2 = [2]byte{last2[1], chunk[0]}
+		}
 		if !over {
-			if total > lr.max+2 { // allow the \r\n terminator itself
+			if total > lr.max+2 { // not even a \r\n terminator makes it fit
 				over = true
-				keepN := lr.keep - len(buf)
-				if keepN > 0 {
-					if keepN > len(chunk) {
-						keepN = len(chunk)
-					}
-					buf = append(buf, chunk[:keepN]...)
-				}
-			} else {
-				buf = append(buf, chunk...)
+				pieces = append(pieces, chunk) // only its prefix is kept below
+				pieces = [][]byte{prefix(pieces, lr.keep)}
+			} else if len(chunk) > 0 {
+				pieces = append(pieces, bytes.Clone(chunk))
 			}
 		}
 		if err == nil {
@@ -100,18 +139,48 @@ func (lr *LineReader) Next() (*Line, error) {
 			if total == 0 {
 				return nil, io.EOF
 			}
-			l := lr.classify(buf, total, over, false)
+			l := lr.classify(join(pieces, total, over), total, over, false, last2)
 			l.Issues = append(l.Issues, IssuePartialEOF)
 			return l, nil
 		}
 		return nil, err
 	}
-	return lr.classify(buf, total, over, true), nil
+	return lr.classify(join(pieces, total, over), total, over, true, last2), nil
 }
 
-func (lr *LineReader) classify(buf []byte, total int, over, terminated bool) *Line {
+// prefix returns a copy of the first n bytes of pieces.
+func prefix(pieces [][]byte, n int) []byte {
+	out := make([]byte, 0, n)
+	for _, p := range pieces {
+		if len(out) == n {
+			break
+		}
+		out = append(out, p[:min(len(p), n-len(out))]...)
+	}
+	return out
+}
+
+// join returns the pieces as one slice of exactly total bytes (the pieces
+// themselves when there is one).
+func join(pieces [][]byte, total int, over bool) []byte {
+	switch {
+	case len(pieces) == 0:
+		return nil
+	case len(pieces) == 1 || over:
+		return pieces[0]
+	}
+	buf := make([]byte, 0, total)
+	for i, p := range pieces {
+		buf = append(buf, p...)
+		pieces[i] = nil // let the GC take each piece as soon as it is copied
+	}
+	return buf
+}
+
+func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, last2 [2]byte) *Line {
 	l := &Line{}
-	if terminated && !over {
+	switch {
+	case terminated && !over:
 		buf = buf[:len(buf)-1]
 		total--
 		if bytes.HasSuffix(buf, []byte("\r")) {
@@ -119,14 +188,18 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool) *Li
 			total--
 			l.Issues = append(l.Issues, IssueCRLF)
 		}
-	} else if terminated {
+	case terminated:
 		total--
+		if last2[0] == '\r' {
+			total--
+			l.Issues = append(l.Issues, IssueCRLF)
+		}
 	}
 	l.Raw = buf
 	l.Len = total
-	if over {
+	if over || total > lr.max {
 		if len(l.Raw) > lr.keep {
-			l.Raw = l.Raw[:lr.keep]
+			l.Raw = l.Raw[:lr.keep:lr.keep]
 		}
 		l.Issues = append(l.Issues, IssueOversize)
 		return l

@@ -87,6 +87,8 @@ type process struct {
 	exit    ExitInfo
 	stopped time.Time // when shutdown began
 	stage   string
+	// pipes names the inodes of the server's stdio pipes, to find strays.
+	pipes map[uint64]string
 }
 
 // ErrStart wraps every failure to start the server command.
@@ -129,7 +131,12 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), pipes: map[uint64]string{}}
+	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
+		if ino, ok := pipeInode(f); ok {
+			p.pipes[ino] = name
+		}
+	}
 	go p.wait()
 	return p, nil
 }
@@ -176,6 +183,9 @@ func (p *process) signalGroup(sig syscall.Signal) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
+// killWait bounds the wait for a process to die after SIGKILL.
+const killWait = 5 * time.Second
+
 // shutdown follows the spec's stdio order: "the client SHOULD initiate
 // shutdown by first closing the input stream to the child process, waiting
 // for the server to exit, sending SIGTERM if it does not exit within a
@@ -196,7 +206,13 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 			case <-time.After(grace):
 				p.setStage("sigkill")
 				p.signalGroup(syscall.SIGKILL)
-				<-p.done
+				// SIGKILL cannot be caught, but a process stuck in the kernel
+				// (a dead network mount) may still not die: give up waiting
+				// rather than hang the harness.
+				select {
+				case <-p.done:
+				case <-time.After(max(grace, killWait)):
+				}
 			}
 		}
 	}

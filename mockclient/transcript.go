@@ -1,6 +1,7 @@
 package mockclient
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 	"time"
@@ -44,9 +45,16 @@ type Transcript struct {
 	start   time.Time
 	entries []Entry
 	keep    int
+	kept    int // bytes of Data held so far
 }
 
-const transcriptKeep = 16 * 1024
+// What a transcript keeps of each entry's bytes: 16 KiB, and once 32 MiB
+// are held (a server flooding stdout for minutes), 256 bytes.
+const (
+	transcriptKeep     = 16 * 1024
+	transcriptBudget   = 32 << 20
+	transcriptKeepLean = 256
+)
 
 func newTranscript(start time.Time) *Transcript {
 	return &Transcript{start: start, keep: transcriptKeep}
@@ -60,13 +68,25 @@ func (t *Transcript) add(e Entry) int {
 	if e.Len == 0 {
 		e.Len = len(e.Data)
 	}
-	if len(e.Data) > t.keep {
-		e.Data = append([]byte(nil), e.Data[:t.keep]...)
+	keep := t.keep
+	if t.kept >= transcriptBudget {
+		keep = transcriptKeepLean
+	}
+	if len(e.Data) > keep {
+		e.Data = append([]byte(nil), e.Data[:keep]...)
 	} else {
 		e.Data = append([]byte(nil), e.Data...)
 	}
+	t.kept += len(e.Data)
+	if e.Line != nil {
+		// The line's own Raw may be the whole line (50 MB for a huge
+		// response): keep the framing facts with the clipped bytes only.
+		l := *e.Line
+		l.Raw, l.Value = e.Data, nil
+		e.Line = &l
+	}
 	for i, m := range e.Msgs {
-		e.Msgs[i] = slim(m)
+		e.Msgs[i] = slim(m, e.Len)
 	}
 	t.entries = append(t.entries, e)
 	return e.Seq
@@ -102,13 +122,25 @@ func (t *Transcript) Slice(from, to int) []Entry {
 	return append([]Entry(nil), t.entries[from:to]...)
 }
 
-const slimMember = 4 * 1024
+// Messages over slimLine bytes are kept in a transcript with their members
+// over slimMember bytes emptied.
+const (
+	slimLine   = 64 * 1024
+	slimMember = 4 * 1024
+)
 
 // slim returns m itself when small, or a copy whose large members are
-// replaced by empty values of the same JSON type.
-func slim(m *Message) *Message {
-	if m == nil || len(m.Raw) <= 64*1024 {
+// replaced by empty values of the same JSON type. line is the length of the
+// line m came from: a small message cut from a big line (one item of a huge
+// batch) is copied too, since a slice of the line would keep it all alive.
+func slim(m *Message, line int) *Message {
+	if m == nil || line <= slimLine && len(m.Raw) <= slimLine {
 		return m
+	}
+	if len(m.Raw) <= slimLine {
+		if c, err := decodeValid(bytes.Clone(m.Raw)); err == nil {
+			return c
+		}
 	}
 	c := &Message{Members: map[string]json.RawMessage{}, Method: m.Method}
 	for k, v := range m.Members {
@@ -120,9 +152,11 @@ func slim(m *Message) *Message {
 				v = json.RawMessage(`[]`)
 			case '"':
 				v = json.RawMessage(`""`)
+			default:
+				v = json.RawMessage(`0`)
 			}
 		}
-		c.Members[k] = v
+		c.Members[k] = bytes.Clone(v)
 	}
 	c.ID, c.Params, c.Result, c.Error = c.Members["id"], c.Members["params"], c.Members["result"], c.Members["error"]
 	c.Raw, _ = json.Marshal(c.Members)

@@ -69,7 +69,8 @@ type (
 // WriteJUnit writes the report as JUnit XML for CI test tabs: one testsuite
 // per area, one testcase per result. fail maps to <failure>, error to
 // <error>, skip to <skipped>; warn, info and xfail count as passed with
-// their message in <system-out>.
+// their message in <system-out>. Stale baseline entries are failed
+// testcases of a testsuite named "baseline".
 //
 // Every string is sanitized before encoding/xml escapes it, so the output is
 // well-formed XML 1.0 whatever the server sent: characters XML forbids
@@ -129,6 +130,26 @@ func junitDocument(r *Report) *junitSuites {
 			s.Skipped++
 		}
 		s.Cases = append(s.Cases, tc)
+	}
+	if len(r.Stale) > 0 {
+		// A stale baseline entry fails the run, so CI must show it as a
+		// failed test, not only in a summary nobody opens.
+		s := junitSuite{Name: "baseline", Time: seconds(0), Timestamp: timestamp, Properties: props}
+		for _, key := range r.Stale {
+			s.Cases = append(s.Cases, junitCase{
+				Name:      xmlText(key),
+				Classname: "mcpconform.baseline",
+				Time:      seconds(0),
+				Failure: &junitProblem{
+					Message: "stale baseline entry: this check passes now",
+					Type:    "stale-baseline",
+					Body:    xmlText(key + " is listed in the baseline as a known failure but no longer fails; remove it from the baseline.\n"),
+				},
+			})
+			s.Tests++
+			s.Failures++
+		}
+		doc.Suites = append(doc.Suites, s)
 	}
 	if len(doc.Suites) == 0 {
 		// An empty run (the target never started) still yields a suite, so CI

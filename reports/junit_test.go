@@ -57,12 +57,17 @@ func TestWriteJUnitStructure(t *testing.T) {
 		{"stdio", 1, 0, 0, 0},
 		{"jsonrpc", 1, 0, 0, 0},
 		{"general", 1, 0, 0, 0},
+		{"baseline", 1, 1, 0, 0}, // the stale entry
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("suites (-want +got):\n%s", diff)
 	}
-	if doc.Tests != 9 || doc.Failures != 1 || doc.Errors != 1 || doc.Skipped != 1 {
-		t.Errorf("totals: got tests=%d failures=%d errors=%d skipped=%d, want 9 1 1 1", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	if doc.Tests != 10 || doc.Failures != 2 || doc.Errors != 1 || doc.Skipped != 1 {
+		t.Errorf("totals: got tests=%d failures=%d errors=%d skipped=%d, want 10 2 1 1", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	}
+	stale := doc.Suites[5].Cases[0]
+	if stale.Name != "resources-list-cursor-opaque" || stale.Classname != "mcpconform.baseline" || stale.Failure == nil || stale.Failure.Type != "stale-baseline" {
+		t.Errorf("stale baseline entry: got %+v", stale)
 	}
 	res := doc.Suites[1].Cases
 	if res[1].Name != "resources-list-pagination-terminates" || res[1].Classname != "mcpconform.resources" {

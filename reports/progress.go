@@ -52,6 +52,23 @@ func (p *Progress) Step(id string) {
 	p.shown = true
 }
 
+// Status draws text in place of the progress line without counting a step:
+// what is going on before the steps start (e.g. "running against ./server
+// … 1.2s").
+func (p *Progress) Status(text string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.f == nil {
+		return
+	}
+	width := max(terminalWidth(p.f)-1, 20)
+	fmt.Fprintf(p.f, "\r\x1b[K%s", truncate(sanitize(text, oneLine), width))
+	p.shown = true
+}
+
 // Done clears the progress line, leaving the cursor at the start of an
 // empty line for the report that follows.
 func (p *Progress) Done() {

@@ -80,3 +80,38 @@ func TestColorEnabledOnTerminal(t *testing.T) {
 		t.Error("ColorEnabled is true for TERM=dumb")
 	}
 }
+
+func TestProgressStatus(t *testing.T) {
+	master, tty := openPTY(t, 30)
+	if !IsTerminal(tty) {
+		t.Fatal("IsTerminal is false on a terminal")
+	}
+	p := NewProgress(tty, 0)
+	p.Status("running against ./srv\x1b[31m --and-a-very-long-flag … 1.2s")
+	p.Done()
+	tty.Close()
+	out, _ := io.ReadAll(master)
+	got := string(out)
+	want := "\r\x1b[Krunning against ./srv\\x1b[31…\r\x1b[K"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestIsTerminalNotForDevNull(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Error("IsTerminal is true for /dev/null")
+	}
+	if IsTerminal(nil) {
+		t.Error("IsTerminal is true for nil")
+	}
+	p := NewProgress(f, 3)
+	p.Status("x") // silent, no panic
+	var nilp *Progress
+	nilp.Status("x")
+}

@@ -2,6 +2,12 @@ package reports
 
 import "os"
 
+// IsTerminal reports whether f is a terminal (a character device is not
+// enough: /dev/null is one).
+func IsTerminal(f *os.File) bool {
+	return f != nil && isTerminal(f)
+}
+
 // ColorEnabled reports whether output to f may be coloured: only when f is a
 // terminal, NO_COLOR is unset or empty (https://no-color.org), and TERM is
 // not "dumb".

@@ -84,6 +84,10 @@ func Checks() []*Check {
 	all = append(all, lifecycleChecks()...)
 	all = append(all, transcriptChecks()...)
 	all = append(all, resourceChecks()...)
+	all = append(all, moreChecks()...)
+	all = append(all, extraChecks()...)
+	all = append(all, modernChecks()...)
+	all = append(all, processChecks()...)
 	return all
 }
 
@@ -113,6 +117,10 @@ func JudgeCheck(c *Check, r *Run, s *Session) reports.Result {
 			f = c.Run(r)
 		}
 	}()
+	if f.Verdict == reports.Fail && strings.Contains(f.Message, mockclient.ErrStopped.Error()) {
+		// Evidence cut off by an interrupt or --run-timeout judges nothing.
+		f.Verdict, f.Message = reports.Error, "not judged: "+f.Message
+	}
 	res.Verdict, res.Message, res.Expected, res.Actual = f.Verdict, f.Message, f.Expected, f.Actual
 	if f.Client == nil && c.Session != nil {
 		f.Client, f.From, f.To = s.Client, 0, -1

@@ -15,6 +15,7 @@ func lifecycleChecks() []*Check {
 			ID: "initialize-result-shape", Requirement: "LIFE-03", Level: "MUST", Area: "lifecycle",
 			Spec:        "basic/lifecycle#initialization",
 			Description: "the initialize result has protocolVersion, capabilities and serverInfo {name, version} of the right types",
+			Versions:    LegacyVersions,
 			Session:     checkInitShape,
 		},
 		{
@@ -27,12 +28,14 @@ func lifecycleChecks() []*Check {
 			ID: "initialize-echoes-version", Requirement: "LIFE-04", Level: "MUST", Area: "lifecycle",
 			Spec:        "basic/lifecycle#version-negotiation",
 			Description: "offered a version it supports, the server answers with that version; its counter-offers are versions it supports",
+			Versions:    LegacyVersions,
 			Run:         checkVersionEcho,
 		},
 		{
 			ID: "initialize-counter-offer", Requirement: "LIFE-05", Level: "MUST", Area: "lifecycle",
 			Spec:        "basic/lifecycle#version-negotiation",
 			Description: "offered an unknown version, the server answers with a version it supports (preferably its newest)",
+			Versions:    LegacyVersions,
 			Flags:       []string{"disputed"},
 			Run:         checkCounterOffer,
 		},
@@ -40,6 +43,7 @@ func lifecycleChecks() []*Check {
 			ID: "no-unnegotiated-server-requests", Requirement: "LIFE-10", Level: "MUST", Area: "lifecycle",
 			Spec:        "basic/lifecycle#operation",
 			Description: "the server sends no sampling, roots or elicitation requests to a client that declared no capabilities, and no log messages without the logging capability",
+			Versions:    LegacyVersions,
 			Session:     checkNegotiatedTraffic,
 		},
 	}
@@ -150,7 +154,7 @@ func checkCapsShape(s *Session) Finding {
 func echoed(r *Run) []string {
 	var e []string
 	for _, n := range r.Negotiation {
-		if KnownVersion(n.Offered) && n.Session.InitErr == "" && n.Session.Negotiated == n.Offered {
+		if IsLegacy(n.Offered) && !n.ExtraCapabilities && n.Session.InitErr == "" && n.Session.Negotiated == n.Offered {
 			e = append(e, n.Offered)
 		}
 	}
@@ -162,7 +166,7 @@ func checkVersionEcho(r *Run) Finding {
 	p := &problems{}
 	answers := map[string]string{}
 	for _, n := range r.Negotiation {
-		if !KnownVersion(n.Offered) {
+		if !IsLegacy(n.Offered) || n.ExtraCapabilities {
 			continue
 		}
 		s := n.Session
@@ -190,7 +194,7 @@ func checkCounterOffer(r *Run) Finding {
 	p := &problems{}
 	answers := map[string]any{}
 	for _, n := range r.Negotiation {
-		if KnownVersion(n.Offered) {
+		if KnownVersion(n.Offered) || n.ExtraCapabilities {
 			continue
 		}
 		s := n.Session

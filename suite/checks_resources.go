@@ -256,6 +256,9 @@ func checkUniqueURIs(s *Session) Finding {
 	if len(s.Resources.Items) == 0 {
 		return skip("the server lists no resources")
 	}
+	if s.Resources.Cycle {
+		return skip("the list cycles, so pages repeat; judged by pagination-terminates (PAG-03)")
+	}
 	p := &problems{}
 	seen := map[string]int{}
 	for i, m := range itemsOf(s.Resources) {

@@ -23,7 +23,15 @@ type spec struct {
 func plan(r *Run) []spec {
 	var specs []spec
 	if r.Fatal != "" {
-		return nil
+		// No session to judge, but what every process wrote can still say
+		// why (a banner, a message spread over lines, a wrong id).
+		s := &Session{Requested: Newest}
+		for _, c := range Checks() {
+			if c.Run != nil {
+				specs = append(specs, spec{area: c.Area, id: c.ID, judge: func() reports.Result { return JudgeCheck(c, r, s) }})
+			}
+		}
+		return specs
 	}
 	for i, v := range r.Versions {
 		s := r.Sessions[v]

@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
 // obj decodes a JSON object into its members, or nil.
 func obj(raw json.RawMessage) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
+	m, _ := mockclient.SplitObject(raw)
 	return m
 }
 
@@ -50,11 +51,10 @@ func str(raw json.RawMessage) (string, bool) {
 }
 
 func arr(raw json.RawMessage) ([]json.RawMessage, bool) {
-	var a []json.RawMessage
-	if jtype(raw) != "array" || json.Unmarshal(raw, &a) != nil {
+	if jtype(raw) != "array" {
 		return nil, false
 	}
-	return a, true
+	return mockclient.SplitArray(raw)
 }
 
 func toAny(raw json.RawMessage) any {

@@ -59,6 +59,9 @@ func JudgeVector(o *VectorObs) reports.Result {
 	}
 	res.Verdict = overall
 	res.Actual = worst.actual
+	if worst.verdict == reports.Skip {
+		res.Verdict = reports.Skip // every item was skipped
+	}
 	if len(o.Items) > 1 {
 		bad := len(msgs)
 		if bad == 0 {
@@ -97,11 +100,17 @@ func judgeItem(t *vectors.Test, version string, it *ItemObs) itemVerdict {
 	if it.Err != "" {
 		return itemVerdict{verdict: reports.Error, message: it.Err}
 	}
+	if it.Skip != "" {
+		return itemVerdict{verdict: reports.Skip, message: it.Skip}
+	}
 	resp := it.Reply
 	var xErr error
 	if it.X != nil {
 		resp = it.X.Response
 		xErr = it.X.Err
+	}
+	if errors.Is(xErr, mockclient.ErrStopped) {
+		return itemVerdict{verdict: reports.Error, message: "not judged: " + xErr.Error()}
 	}
 	actual := describe(resp, xErr)
 	silence := resp == nil && (it.X == nil || errors.Is(xErr, mockclient.ErrTimeout))
@@ -121,7 +130,7 @@ func judgeItem(t *vectors.Test, version string, it *ItemObs) itemVerdict {
 		}
 		msg := oc.Note
 		if msg == "" {
-			msg = "as expected: " + outcomeSummary(oc)
+			msg = "as expected: " + outcomeSummary(oc, it.Bindings)
 		}
 		if oc.Verdict != "pass" && oc.Verdict != "info" || oc.Note == "" {
 			msg += "; got " + shortActual(resp, xErr)
@@ -185,16 +194,22 @@ func respMember(resp *mockclient.Message, name string) (json.RawMessage, bool) {
 	return v, ok
 }
 
-func outcomeSummary(oc vectors.Outcome) string {
+func outcomeSummary(oc vectors.Outcome, b map[string]string) string {
+	show := func(raw json.RawMessage) string {
+		if exp, err := vectors.Expand(raw, b); err == nil {
+			raw = exp
+		}
+		return compact(raw)
+	}
 	switch {
 	case oc.Silence:
 		return "no response"
 	case oc.Result != nil:
-		return "result " + compact(oc.Result)
+		return "result " + show(oc.Result)
 	case oc.Error != nil:
-		return "error " + compact(oc.Error)
+		return "error " + show(oc.Error)
 	case oc.Response != nil:
-		return "response " + compact(oc.Response)
+		return "response " + show(oc.Response)
 	}
 	return "server still answering"
 }

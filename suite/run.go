@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,9 @@ type Config struct {
 	Env     []string
 	// Timeout is the deadline of one request.
 	Timeout time.Duration
+	// StartTimeout is the deadline from spawning a process to its
+	// initialize result (default: the larger of Timeout and 20 s).
+	StartTimeout time.Duration
 	// Grace is each wait of the shutdown sequence.
 	Grace time.Duration
 	// MaxMessageSize bounds one line of server output.
@@ -54,12 +58,33 @@ type Run struct {
 	mu        sync.Mutex
 	processes int
 	clients   []*mockclient.Client
+	versionOf map[*mockclient.Client]string
+}
+
+// ClientVersion is the protocol version a process was initialized with
+// (the version offered, for processes never initialized).
+func (r *Run) ClientVersion(c *mockclient.Client) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.versionOf[c]
+}
+
+func (r *Run) setVersion(c *mockclient.Client, v string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.versionOf == nil {
+		r.versionOf = map[*mockclient.Client]string{}
+	}
+	r.versionOf[c] = v
 }
 
 // Negotiation is one initialize with a given offered version.
 type Negotiation struct {
 	Offered string
-	Session *Session
+	// ExtraCapabilities marks the probe that declares unknown client
+	// capabilities (LIFE-13).
+	ExtraCapabilities bool
+	Session           *Session
 }
 
 // Processes returns how many server processes the run started.
@@ -106,7 +131,7 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 		return nil, errors.New("no server command")
 	}
 	if cfg.SpecVersion != "" && cfg.SpecVersion != "all" && !KnownVersion(cfg.SpecVersion) {
-		return nil, fmt.Errorf("unknown --spec-version %q (want one of %v, or all)", cfg.SpecVersion, LegacyVersions)
+		return nil, fmt.Errorf("unknown --spec-version %q (want one of %s, or all)", cfg.SpecVersion, strings.Join(AllVersions, ", "))
 	}
 	if cfg.Vectors == nil {
 		files, err := vectors.Embedded()
@@ -121,28 +146,43 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = max(cfg.Timeout, 20*time.Second)
+	}
 	r := &Run{Config: cfg, Nonce: nonce(), Sessions: map[string]*Session{}, Started: time.Now()}
 	defer func() { r.Duration = time.Since(r.Started) }()
 
 	// Phase 1: one process per offered version, concurrently. Each is a
 	// negotiation probe (LIFE-04/05); the ones that will be judged stay open
 	// as shared sessions.
+	// The last two offers are special: the newest version with unknown
+	// client capabilities (LIFE-13), and the era probe: server/discover in
+	// the 2026-07-28 envelope (LIFE-28). Each process is independent, so
+	// the fallback to initialize never depends on the probe's error code.
 	offers := append(append([]string(nil), LegacyVersions...), bogusVersions...)
+	offers = append(offers, Newest, Modern)
 	r.Negotiation = make([]*Negotiation, len(offers))
 	var wg sync.WaitGroup
 	for i, v := range offers {
+		extra := i == len(offers)-2
+		modern := i == len(offers)-1
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &Session{Requested: v}
-			r.Negotiation[i] = &Negotiation{Offered: v, Session: s}
+			s := &Session{Requested: v, extraCaps: extra, startTimeout: cfg.StartTimeout}
+			r.Negotiation[i] = &Negotiation{Offered: v, Session: s, ExtraCapabilities: extra}
 			c, err := r.start()
 			if err != nil {
 				s.InitErr = err.Error()
 				return
 			}
 			s.Client = c
-			s.initialize(ctx)
+			if modern {
+				s.openModern(ctx)
+			} else {
+				s.initialize(ctx)
+			}
+			r.setVersion(c, s.Version())
 		}()
 	}
 	wg.Wait()
@@ -168,10 +208,11 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 		go func() {
 			defer wg.Done()
 			s.discover(ctx)
+			live := r.newRelay(s) // restarts the process if it dies (restart.go)
 			for _, f := range cfg.Vectors {
 				for _, t := range f.Tests {
 					if sessionOf(t) == "shared" {
-						add(r.runVector(ctx, s, t))
+						add(live.runVector(ctx, t))
 					}
 				}
 			}
@@ -216,8 +257,11 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 func (r *Run) chooseVersions() string {
 	byOffer := map[string]*Session{}
 	for _, n := range r.Negotiation {
-		byOffer[n.Offered] = n.Session
+		if !n.ExtraCapabilities {
+			byOffer[n.Offered] = n.Session
+		}
 	}
+	modern := byOffer[Modern]
 	newest := byOffer[Newest]
 	if newest.Client == nil {
 		return "the server could not be started: " + newest.InitErr
@@ -226,10 +270,16 @@ func (r *Run) chooseVersions() string {
 	case "":
 		// The newest version the server agrees to: its answer to our newest offer.
 		if newest.InitErr != "" {
+			if modern.InitErr == "" {
+				// A server of the 2026-07-28 era only: judge that era.
+				r.Versions = []string{Modern}
+				r.Sessions[Modern] = modern
+				break
+			}
 			return "the server never completed initialize: " + newest.InitErr
 		}
 		v := newest.Negotiated
-		if !KnownVersion(v) {
+		if !IsLegacy(v) {
 			return fmt.Sprintf("the server answered initialize with protocol version %q, which mcpconform cannot judge", v)
 		}
 		s := byOffer[v]
@@ -246,12 +296,22 @@ func (r *Run) chooseVersions() string {
 				r.Sessions[v] = s
 			}
 		}
+		if modern.InitErr == "" && modern.Negotiated == Modern {
+			r.Versions = append(r.Versions, Modern)
+			r.Sessions[Modern] = modern
+		}
 		if len(r.Versions) == 0 {
 			if newest.InitErr != "" {
 				return "the server never completed initialize: " + newest.InitErr
 			}
 			return "the server echoed none of the offered protocol versions"
 		}
+	case Modern:
+		if modern.InitErr != "" {
+			return "the server does not serve protocol version " + Modern + ": " + modern.InitErr
+		}
+		r.Versions = []string{Modern}
+		r.Sessions[Modern] = modern
 	default:
 		v := r.Config.SpecVersion
 		s := byOffer[v]
@@ -290,6 +350,15 @@ func (r *Run) closeAll() {
 		go func() {
 			defer wg.Done()
 			s.Exit = s.Client.Close()
+		}()
+	}
+	// Every other process too, whatever path the run took (a fatal start,
+	// an interrupt, a replacement of a shared session): Close is idempotent.
+	for _, c := range r.Clients() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
 		}()
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -38,6 +39,8 @@ type ItemObs struct {
 	Alive *bool
 	// Err is a harness problem (a binding that could not be made, a write error).
 	Err string
+	// Skip is why this item could not be tried (another check judges it).
+	Skip string
 }
 
 // skipReason returns why a test does not apply to a session, or "".
@@ -123,10 +126,10 @@ func (r *Run) items(t *vectors.Test, s *Session) []map[string]string {
 			if json.Unmarshal(it, &tpl) != nil || tpl.URITemplate == "" {
 				continue
 			}
-			exp, err := expandSample(tpl.URITemplate)
-			m := with(map[string]string{"item.uriTemplate": tpl.URITemplate, "item.name": tpl.Name, "item.expanded": exp})
+			exp, first, err := expandSample(tpl.URITemplate)
+			m := with(map[string]string{"item.uriTemplate": tpl.URITemplate, "item.name": tpl.Name, "item.expanded": exp, "item.firstVar": first})
 			if err != nil {
-				m["!error"] = fmt.Sprintf("template %q does not parse: %v", tpl.URITemplate, err)
+				m["!skip"] = fmt.Sprintf("template %q does not parse (judged by RES-TPL-02): %v", tpl.URITemplate, err)
 			}
 			out = append(out, m)
 		}
@@ -137,16 +140,22 @@ func (r *Run) items(t *vectors.Test, s *Session) []map[string]string {
 
 // expandSample expands a URI template with plain sample values, one per
 // variable, so a read can be attempted.
-func expandSample(tpl string) (string, error) {
+func expandSample(tpl string) (expanded, firstVar string, err error) {
 	t, err := uritemplate.New(tpl)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	vals := uritemplate.Values{}
 	for _, name := range t.Varnames() {
-		vals.Set(name, uritemplate.String("mcpconform-sample"))
+		// "1" suits numeric ids and names alike, so typed templates
+		// (user://{id}) accept it.
+		vals.Set(name, uritemplate.String("1"))
 	}
-	return t.Expand(vals)
+	if names := t.Varnames(); len(names) > 0 {
+		firstVar = names[0]
+	}
+	expanded, err = t.Expand(vals)
+	return expanded, firstVar, err
 }
 
 // runVector executes a test in the shared session s.
@@ -157,7 +166,7 @@ func (r *Run) runVector(ctx context.Context, s *Session, t *vectors.Test) *Vecto
 	}
 	o.From = s.Client.Transcript().Len()
 	for _, b := range r.items(t, s) {
-		o.Items = append(o.Items, r.runSteps(ctx, s.Client, t, b))
+		o.Items = append(o.Items, r.runSteps(ctx, s.Client, s, t, b))
 	}
 	if len(o.Items) == 0 && t.Foreach != "" {
 		o.Skip = "the server lists no " + t.Foreach + "s"
@@ -173,6 +182,10 @@ func (r *Run) runFresh(ctx context.Context, s *Session, t *vectors.Test, kind st
 	if o.Skip = skipReason(t, s); o.Skip != "" {
 		return o
 	}
+	if err := ctx.Err(); err != nil {
+		o.Items = []*ItemObs{{Err: fmt.Sprintf("not run: %v (%v)", mockclient.ErrStopped, err)}}
+		return o
+	}
 	c, err := r.start()
 	if err != nil {
 		o.Items = []*ItemObs{{Err: err.Error()}}
@@ -180,8 +193,9 @@ func (r *Run) runFresh(ctx context.Context, s *Session, t *vectors.Test, kind st
 	}
 	defer c.Close()
 	o.Client = c
-	if kind == "fresh" {
-		fs := &Session{Requested: s.Version(), Client: c}
+	r.setVersion(c, s.Version())
+	if kind == "fresh" && !s.Modern {
+		fs := &Session{Requested: s.Version(), Client: c, startTimeout: r.Config.StartTimeout}
 		fs.initialize(ctx)
 		if fs.InitErr != "" {
 			o.Items = []*ItemObs{{Err: "initialize in a fresh process failed: " + fs.InitErr}}
@@ -192,20 +206,23 @@ func (r *Run) runFresh(ctx context.Context, s *Session, t *vectors.Test, kind st
 	o.From = c.Transcript().Len()
 	// Discovery comes from the shared session: fresh processes serve the same lists.
 	for _, b := range r.items(t, s) {
-		o.Items = append(o.Items, r.runSteps(ctx, c, t, b))
+		o.Items = append(o.Items, r.runSteps(ctx, c, s, t, b))
 	}
 	o.To = c.Transcript().Len()
 	return o
 }
 
-// runSteps sends a test's steps with the given bindings.
-func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, t *vectors.Test, b map[string]string) *ItemObs {
+// runSteps sends a test's steps with the given bindings. In a 2026-07-28
+// session s, requests carry the per-request envelope unless a step says
+// otherwise.
+func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, s *Session, t *vectors.Test, b map[string]string) *ItemObs {
 	it := &ItemObs{Bindings: b, Label: b["item.uri"] + b["item.uriTemplate"]}
-	if e := b["!error"]; e != "" {
-		it.Err = e
+	if e := b["!skip"]; e != "" {
+		it.Skip = e
 		return it
 	}
-	for _, st := range t.Steps {
+	replyFrom := -1
+	for i, st := range t.Steps {
 		from := c.Transcript().Len()
 		switch {
 		case st.Request != nil:
@@ -218,6 +235,12 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, t *vectors.Tes
 			if params != nil {
 				p = params
 			}
+			if s.Modern && (st.Request.Envelope == nil || *st.Request.Envelope) {
+				if p, err = s.Envelope.Wrap(p); err != nil {
+					it.Err = err.Error()
+					return it
+				}
+			}
 			id := st.Request.ID
 			if id != nil {
 				if id, err = vectors.Expand(id, b); err != nil {
@@ -227,7 +250,13 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, t *vectors.Tes
 			} else {
 				id = c.NewID()
 			}
-			it.X = c.CallID(ctx, id, st.Request.Method, p)
+			timeout := c.Timeout()
+			if !heardFrom(c) {
+				// Nothing has come from this process yet: the request also
+				// waits for it to start (a never-initialized probe).
+				timeout = max(timeout, r.Config.StartTimeout)
+			}
+			it.X = c.CallIDWithin(ctx, timeout, id, st.Request.Method, p)
 		case st.Notify != nil:
 			params, err := vectors.Expand(st.Notify.Params, b)
 			if err != nil {
@@ -253,10 +282,30 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, t *vectors.Tes
 				return it
 			}
 		}
+		if st.SilenceMs > 0 && t.CheckAlive && i == len(t.Steps)-1 {
+			// The follow-up ping bounds the wait instead: a server answers in
+			// order, so a reply to this step comes before the ping's.
+			replyFrom = from
+			continue
+		}
 		if st.SilenceMs > 0 {
-			// Any response that does not answer a pending request is a reply to
-			// this step (a notification or a raw line).
-			in := c.WaitInbound(from, time.Duration(st.SilenceMs)*time.Millisecond, func(m *mockclient.Message) bool {
+			it.Reply = r.listen(ctx, c, s, from, time.Duration(st.SilenceMs)*time.Millisecond)
+		}
+	}
+	if t.CheckAlive {
+		x := r.probeAlive(ctx, c, s)
+		if errors.Is(x.Err, mockclient.ErrStopped) {
+			it.Err = "not judged: " + x.Err.Error()
+			return it
+		}
+		alive := x.OK()
+		it.Alive = &alive
+		if replyFrom >= 0 {
+			grace := 50 * time.Millisecond
+			if !alive {
+				grace = time.Duration(t.Steps[len(t.Steps)-1].SilenceMs) * time.Millisecond
+			}
+			in := c.WaitInbound(replyFrom, grace, func(m *mockclient.Message) bool {
 				return m.Kind() == mockclient.KindResponse
 			})
 			if in != nil {
@@ -264,10 +313,48 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, t *vectors.Tes
 			}
 		}
 	}
-	if t.CheckAlive {
-		x := c.Call(ctx, "ping", nil)
-		alive := x.OK()
-		it.Alive = &alive
-	}
 	return it
+}
+
+// heardFrom reports whether the process has written anything to stdout.
+func heardFrom(c *mockclient.Client) bool {
+	for _, e := range c.Transcript().Entries() {
+		if e.Dir == mockclient.Recv {
+			return true
+		}
+	}
+	return false
+}
+
+// probeAlive sends the request every live server answers: ping, or
+// server/discover in the 2026-07-28 era, where ping no longer exists.
+func (r *Run) probeAlive(ctx context.Context, c *mockclient.Client, s *Session) *mockclient.Exchange {
+	if s.Modern {
+		params, _ := s.Envelope.Wrap(nil)
+		return c.Call(ctx, "server/discover", params)
+	}
+	return c.Call(ctx, "ping", nil)
+}
+
+// listen returns a response that answers no pending request and arrived
+// after transcript position from: a reply to a notification or raw line.
+// It waits at most window, but a server that answers a follow-up ping has
+// shown it handled what came before, so the wait ends a short grace after
+// that answer: correct servers are not made to wait out the window.
+func (r *Run) listen(ctx context.Context, c *mockclient.Client, s *Session, from int, window time.Duration) *mockclient.Message {
+	isReply := func(m *mockclient.Message) bool { return m.Kind() == mockclient.KindResponse }
+	deadline := time.Now().Add(window)
+	if heardFrom(c) {
+		if r.probeAlive(ctx, c, s).OK() {
+			grace := max(min(25*time.Millisecond, time.Until(deadline)), 0)
+			if in := c.WaitInbound(from, grace, isReply); in != nil {
+				return in.Msg
+			}
+			return nil
+		}
+	}
+	if in := c.WaitInbound(from, max(time.Until(deadline), 0), isReply); in != nil {
+		return in.Msg
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ var Bindings = map[string]string{
 	"item.name":        "foreach resource or template: its name",
 	"item.uriTemplate": "foreach template: its uriTemplate",
 	"item.expanded":    "foreach template: the template expanded with sample values",
+	"item.firstVar":    "foreach template: the name of its first variable",
 }
 
 var bindingRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.]+)\s*\}\}`)

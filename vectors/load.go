@@ -94,7 +94,7 @@ func LoadPath(path string) ([]*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*File{f}, nil
+	return []*File{f}, CheckUnique([]*File{f})
 }
 
 // CheckUnique fails when two tests share an id.
@@ -136,7 +136,7 @@ func Parse(name string, data []byte) (*File, error) {
 	for i, t := range f.Tests {
 		t.File = &f
 		if err := checkTest(t); err != nil {
-			return nil, fmt.Errorf("%s: $.tests[%d] (%s): %v", name, i, t.ID, err)
+			return nil, fmt.Errorf("%s: %v (test %s)", name, under(fmt.Sprintf("$.tests[%d]", i), err), t.ID)
 		}
 	}
 	return &f, nil
@@ -148,7 +148,7 @@ func checkTest(t *Test) error {
 	case "resource":
 		allowed["item.uri"], allowed["item.name"] = true, true
 	case "template":
-		allowed["item.uriTemplate"], allowed["item.name"], allowed["item.expanded"] = true, true, true
+		allowed["item.uriTemplate"], allowed["item.name"], allowed["item.expanded"], allowed["item.firstVar"] = true, true, true, true
 	}
 	check := func(where, text string) error {
 		for _, n := range bindingNames(text) {
@@ -193,20 +193,21 @@ func checkTest(t *Test) error {
 	for i, o := range t.Expect {
 		where := fmt.Sprintf("$.expect[%d]", i)
 		n := 0
-		for _, p := range []json.RawMessage{o.Result, o.Error, o.Response} {
+		for j, p := range []json.RawMessage{o.Result, o.Error, o.Response} {
 			if p == nil {
 				continue
 			}
 			n++
-			if err := check(where, string(p)); err != nil {
+			member := where + "." + []string{"result", "error", "response"}[j]
+			if err := check(member, string(p)); err != nil {
 				return err
 			}
 			exp, err := Expand(p, placeholder)
 			if err != nil {
-				return fmt.Errorf("%s: %v", where, err)
+				return fmt.Errorf("%s: %v", member, err)
 			}
 			if _, err := CompilePattern(exp); err != nil {
-				return fmt.Errorf("%s: %v", where, err)
+				return under(member, err)
 			}
 		}
 		if o.Silence {
@@ -236,16 +237,25 @@ func checkTest(t *Test) error {
 	return nil
 }
 
+// under puts an error whose text starts with a JSON path ("$.a: problem")
+// below the path prefix, so that a message names one path from the root.
+func under(prefix string, err error) error {
+	if msg := err.Error(); strings.HasPrefix(msg, "$") {
+		return errors.New(prefix + msg[1:])
+	}
+	return fmt.Errorf("%s: %v", prefix, err)
+}
+
 // syntaxError turns a JSON syntax error into "line L, column C: problem".
 func syntaxError(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(data, int(se.Offset))
+		line, col := position(data, int(se.Offset)-1)
 		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
 	}
 	var d any
 	if err2 := json.Unmarshal(data, &d); errors.As(err2, &se) {
-		line, col := position(data, int(se.Offset))
+		line, col := position(data, int(se.Offset)-1)
 		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
 	} else if err2 != nil {
 		return err2.Error()
@@ -253,10 +263,10 @@ func syntaxError(data []byte, err error) string {
 	return err.Error()
 }
 
+// position returns the line and column (from 1) of byte off. A syntax
+// error's offset is just past the offending byte: callers pass it minus one.
 func position(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
-	}
+	off = max(0, min(off, len(data)))
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return line, col

@@ -94,6 +94,9 @@ type Call struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	// ID overrides the runner's id (any JSON value, for id-echo probes).
 	ID json.RawMessage `json:"id,omitempty"`
+	// Envelope false sends params as written in a 2026-07-28 session,
+	// without the per-request _meta (for probes of the envelope rules).
+	Envelope *bool `json:"envelope,omitempty"`
 }
 
 // Outcome is one acceptable (or graded) outcome.

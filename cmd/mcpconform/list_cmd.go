@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/vectors"
+)
+
+// checkEntry is one line of `mcpconform list`.
+type checkEntry struct {
+	ID          string `json:"id"`
+	Requirement string `json:"requirement"`
+	Level       string `json:"level"`
+	Area        string `json:"area"`
+	Kind        string `json:"kind"` // "vector" or "procedural"
+	Spec        string `json:"spec"`
+	Description string `json:"description"`
+	// Labels are the labels its results carry (level:MUST, area:resources,
+	// flags such as robustness), for --only and --skip.
+	Labels []string `json:"labels"`
+}
+
+func (e checkEntry) names() checkNames {
+	return checkNames{e.ID, e.Requirement, e.Level, e.Area, e.Labels}
+}
+
+// labels mirrors the labels suite gives each result.
+func labels(level, area string, flags []string) []string {
+	return append([]string{"level:" + level, "area:" + area}, flags...)
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	files, err := vectors.Embedded()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return exitUsage
+	}
+	entries := listChecks(files)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"checks": entries}); err != nil {
+			return exitUsage
+		}
+		return exitConformant
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECK\tREQUIREMENT\tLEVEL\tSPEC")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
+	}
+	tw.Flush()
+	return exitConformant
+}
+
+func listChecks(files []*vectors.File) []checkEntry {
+	var out []checkEntry
+	for _, c := range suite.Checks() {
+		out = append(out, checkEntry{c.ID, c.Requirement, c.Level, c.Area, "procedural", suite.SpecURL("", c.Spec), c.Description, labels(c.Level, c.Area, c.Flags)})
+	}
+	for _, f := range files {
+		for _, t := range f.Tests {
+			out = append(out, checkEntry{t.ID, t.Requirement, t.Level, f.Area, "vector", suite.SpecURL("", t.Spec), t.Description, labels(t.Level, f.Area, t.Flags)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })
+	return out
+}

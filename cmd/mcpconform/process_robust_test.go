@@ -1,0 +1,468 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The tests of this file run the binary against the reference server with
+// the faults of DESIGN §7 (hostile servers): every run must end within its
+// deadlines, put the verdict on the requirement the fault breaks, write its
+// report, and leave no process of the server behind, children included.
+//
+// Every server gets MCPCONFORM_MARK=<random> in its environment (through
+// --env), which its children inherit: afterwards no process may carry it.
+
+// hostileRun is one run of the binary against a hostile server.
+type hostileRun struct {
+	code    int
+	stderr  string
+	elapsed time.Duration
+	// afterSignal is the time from the signal to the exit.
+	afterSignal time.Duration
+	maxRSS      int64 // peak resident memory of mcpconform, in KiB
+	report      hostileReport
+	mark        string
+}
+
+type hostileReport struct {
+	Interrupted string `json:"interrupted"`
+	Target      struct {
+		StderrTail []string `json:"stderrTail"`
+		Processes  int      `json:"processes"`
+	} `json:"target"`
+	Summary struct {
+		Pass, Fail, Warn, Info, Skip, Error int
+		Verdict                             string
+	} `json:"summary"`
+	Results []hostileResult `json:"results"`
+}
+
+type hostileResult struct {
+	ID, Requirement, Verdict, Message string
+	Transcript                        []struct{ Dir, Text string }
+}
+
+// runHostile runs the binary with flags against `mcpconform mock --fault
+// faults`, marking the server's processes. signal, when set, is sent to
+// mcpconform once a server process with the mark is running and after.
+func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, after time.Duration) hostileRun {
+	t.Helper()
+	dir := t.TempDir()
+	mark := newMark(t)
+	args := append([]string{"--quiet", "--report-dir", filepath.Join(dir, "report"), "--env", "MCPCONFORM_MARK=" + mark}, flags...)
+	args = append(args, "--")
+	if faults == "" {
+		args = append(args, "sleep", "600") // a server that never speaks
+	} else {
+		args = append(args, cliBinary(t), "mock", "--fault", faults)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cliBinary(t), args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = new(bytes.Buffer), &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var signalled time.Time
+	if signal != nil {
+		waitForMark(t, mark, 30*time.Second)
+		time.Sleep(after)
+		signalled = time.Now()
+		if err := cmd.Process.Signal(signal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := cmd.Wait()
+	r := hostileRun{stderr: stderr.String(), elapsed: time.Since(start), mark: mark}
+	if signal != nil {
+		r.afterSignal = time.Since(signalled)
+	}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("mcpconform %s did not end within two minutes", strings.Join(args, " "))
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report", "report.json"))
+	if err != nil {
+		t.Fatalf("no report: %v\nstderr: %s", err, r.stderr)
+	}
+	if err := json.Unmarshal(data, &r.report); err != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if len(data) > 8<<20 {
+		t.Errorf("report.json is %d MiB, want it bounded", len(data)>>20)
+	}
+	// The servers are gone the moment mcpconform exits; a killed process
+	// may take a moment to be reaped.
+	if left := waitNoMark(mark, time.Second); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("processes of the server outlived mcpconform: %v", left)
+	}
+	return r
+}
+
+func newMark(t *testing.T) string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "robust-" + hex.EncodeToString(b)
+}
+
+// markedProcesses returns the processes whose environment or command line
+// holds the mark.
+func markedProcesses(mark string) []int {
+	dir, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, d := range dir {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		for _, f := range []string{"environ", "cmdline"} {
+			b, _ := os.ReadFile("/proc/" + d.Name() + "/" + f)
+			if bytes.Contains(b, []byte(mark)) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+func waitForMark(t *testing.T, mark string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for len(markedProcesses(mark)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no server process started within %s", within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func waitNoMark(mark string, within time.Duration) []int {
+	deadline := time.Now().Add(within)
+	for {
+		left := markedProcesses(mark)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// result returns the result of check or vector id, failing the test if
+// there is none.
+func (r hostileRun) result(t *testing.T, id string) hostileResult {
+	t.Helper()
+	for _, x := range r.report.Results {
+		if x.ID == id {
+			return x
+		}
+	}
+	t.Fatalf("no result %s in the report", id)
+	return hostileResult{}
+}
+
+// verdictOf returns the worst verdict reported for a requirement.
+func (r hostileRun) verdictOf(requirement string) (string, []hostileResult) {
+	rank := map[string]int{"skip": 0, "pass": 1, "info": 2, "warn": 3, "error": 4, "fail": 5}
+	worst := ""
+	var of []hostileResult
+	for _, x := range r.report.Results {
+		if x.Requirement != requirement {
+			continue
+		}
+		of = append(of, x)
+		if worst == "" || rank[x.Verdict] > rank[worst] {
+			worst = x.Verdict
+		}
+	}
+	return worst, of
+}
+
+func (r hostileRun) String() string {
+	var b strings.Builder
+	b.WriteString("exit " + strconv.Itoa(r.code) + " after " + r.elapsed.Round(time.Millisecond).String() + "\n" + tail(r.stderr, 1000))
+	for _, x := range r.report.Results {
+		if x.Verdict != "pass" && x.Verdict != "skip" {
+			b.WriteString("\n  " + x.Verdict + " " + x.ID + " " + x.Requirement + ": " + tail(x.Message, 300))
+		}
+	}
+	return b.String()
+}
+
+// safe reports whether s can go to a terminal or a report as is: valid
+// UTF-8 without control characters.
+func safe(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostileFlags are the flags every hostile run gets: short deadlines, so a
+// stuck run shows quickly, and a run deadline no test should reach.
+var hostileFlags = []string{"--timeout", "2s", "--grace", "1s", "--start-timeout", "5s", "--run-timeout", "100s"}
+
+// hostileBound is a generous bound on a whole run with hostileFlags: the
+// run itself takes a few seconds, each hung method costs two deadlines
+// (later calls are not sent), and each process's shutdown two graces, four
+// processes at a time. Moving 50 MB lines gets more, for a loaded machine.
+const hostileBound = 30 * time.Second
+
+func TestHostileServers(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process hygiene is checked through /proc")
+	}
+	if testing.Short() {
+		t.Skip("runs the suite once per hostile server")
+	}
+	for _, tc := range []struct {
+		name   string
+		faults string
+		flags  []string
+		bound  time.Duration // hostileBound when zero
+		code   int
+		// check judges the report beyond the exit code.
+		check func(t *testing.T, r hostileRun)
+	}{
+		{name: "crash on the first read", faults: "crash-on-read", code: exitNonconformant, check: func(t *testing.T, r hostileRun) {
+			if v, _ := r.verdictOf("LIFE-15"); v != "fail" {
+				t.Errorf("LIFE-15 is %q, want fail", v)
+			}
+			// The test that crashed the server says how it ended.
+			x := r.result(t, "resources-read-unknown-uri")
+			if x.Verdict != "fail" || !strings.Contains(x.Message, "exit status 1") || !strings.Contains(x.Message, "crashing on resources/read") {
+				t.Errorf("resources-read-unknown-uri: %s: %s; want fail with the exit status and the last stderr line", x.Verdict, x.Message)
+			}
+			// The shared session was restarted: tests after the crash that
+			// read nothing still pass.
+			for _, id := range []string{"unknown-method", "ping-empty-result", "resources-list-invalid-cursor"} {
+				if x := r.result(t, id); x.Verdict != "pass" {
+					t.Errorf("%s after the crash: %s: %s; want pass in a restarted process", id, x.Verdict, x.Message)
+				}
+			}
+		}},
+		{name: "hang on one method", faults: "hang-on-list", code: exitNonconformant, check: func(t *testing.T, r hostileRun) {
+			v, of := r.verdictOf("LIFE-15")
+			if v != "fail" || !strings.Contains(of[0].Message, "no response to resources/list") || !strings.Contains(of[0].Message, "within 2s") {
+				t.Errorf("LIFE-15 is %q (%v), want fail naming resources/list and the 2s deadline", v, of)
+			}
+			if x := r.result(t, "ping-empty-result"); x.Verdict != "pass" {
+				t.Errorf("ping while resources/list hangs: %s: %s", x.Verdict, x.Message)
+			}
+		}},
+		{name: "hang on reads", faults: "hang-on-read", code: exitNonconformant, check: func(t *testing.T, r hostileRun) {
+			if v, _ := r.verdictOf("LIFE-15"); v != "fail" {
+				t.Errorf("LIFE-15 is %q, want fail", v)
+			}
+		}},
+		{name: "slow answers", faults: "slow", code: exitConformant, check: func(t *testing.T, r hostileRun) {
+			if r.report.Summary.Fail+r.report.Summary.Error > 0 {
+				t.Errorf("a server 300 ms slow is conformant within a 2 s deadline; got %+v", r.report.Summary)
+			}
+		}},
+		{name: "deaf to SIGTERM and stdin EOF", faults: "ignore-sigterm,ignore-stdin-eof", code: exitConformant, check: func(t *testing.T, r hostileRun) {
+			x := r.result(t, "exits-on-stdin-eof")
+			if x.Verdict != "warn" || !strings.Contains(x.Message, "SIGKILL") {
+				t.Errorf("exits-on-stdin-eof: %s: %s; want warn, killed with SIGKILL", x.Verdict, x.Message)
+			}
+		}},
+		{name: "child left behind", faults: "leave-child", code: exitConformant, check: func(t *testing.T, r hostileRun) {
+			x := r.result(t, "no-stray-processes")
+			if x.Verdict != "warn" || x.Requirement != "STDIO-08" || !strings.Contains(x.Message, "sleep 600") ||
+				!strings.Contains(x.Message, "stdout") || !strings.Contains(x.Message, "killed") {
+				t.Errorf("no-stray-processes: %s %s: %s; want a STDIO-08 warning naming the killed `sleep 600` holding stdout", x.Verdict, x.Requirement, x.Message)
+			}
+		}},
+		{name: "10 MB on stderr", faults: "stderr-flood", code: exitConformant, check: func(t *testing.T, r hostileRun) {
+			if n := len(r.report.Target.StderrTail); n == 0 || n > 50 {
+				t.Errorf("the report keeps %d stderr lines, want the last few (at most 50)", n)
+			}
+			if r.report.Summary.Error > 0 || r.report.Summary.Fail > 0 {
+				t.Errorf("got %+v, want the flood to harm nothing", r.report.Summary)
+			}
+		}},
+		{name: "50 MB response", faults: "huge-response", flags: []string{"--timeout", "10s"}, bound: 90 * time.Second, code: exitConformant, check: func(t *testing.T, r hostileRun) {
+			if r.report.Summary.Error > 0 || r.report.Summary.Fail > 0 {
+				t.Errorf("got %+v, want the 50 MiB read judged like any other", r.report.Summary)
+			}
+			if x := r.result(t, "resources-read-listed"); x.Verdict != "pass" {
+				t.Errorf("resources-read-listed: %s: %s", x.Verdict, x.Message)
+			}
+			t.Logf("peak RSS of mcpconform: %d MiB", r.maxRSS>>10)
+			if r.maxRSS > 1<<20 {
+				t.Errorf("peak RSS %d MiB, want well under 1 GiB", r.maxRSS>>10)
+			}
+		}},
+		{name: "50 MB line over the maximum", faults: "huge-line", flags: []string{"--max-message-size", "1048576"}, bound: 90 * time.Second, code: exitNonconformant, check: func(t *testing.T, r hostileRun) {
+			x := r.result(t, "stdio-one-message-per-line")
+			if x.Verdict != "fail" || !strings.Contains(x.Message, "over the maximum message size") {
+				t.Errorf("stdio-one-message-per-line: %s: %s; want fail for the oversize line", x.Verdict, x.Message)
+			}
+			t.Logf("peak RSS of mcpconform: %d MiB", r.maxRSS>>10)
+			if r.maxRSS > 256<<10 {
+				t.Errorf("peak RSS %d MiB: 50 MiB lines were held despite a 1 MiB maximum", r.maxRSS>>10)
+			}
+		}},
+		{name: "banner on stdout", faults: "banner", code: exitNonconformant, check: garbage("stdio-only-mcp-messages", "STDIO-03", `a line that is not JSON: "MCP mock server v1.0 ready (listening on stdio)"`)},
+		{name: "partial line at exit", faults: "partial-line-at-exit", code: exitNonconformant, check: garbage("stdio-one-message-per-line", "STDIO-02", `stdout ended in the middle of a line (no final newline): "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/mes"`)},
+		{name: "byte order mark", faults: "bom", code: exitNonconformant, check: garbage("stdio-utf8", "STDIO-04", `a UTF-8 byte order mark: "\ufeff{\"jsonrpc\"`)},
+		{name: "invalid UTF-8", faults: "invalid-utf8", code: exitNonconformant, check: garbage("stdio-utf8", "STDIO-04", `bytes that are not valid UTF-8: `, `caf\xe9 \xff\xfe`)},
+		{name: "NUL byte", faults: "nul-byte", code: exitNonconformant, check: garbage("stdio-only-mcp-messages", "STDIO-03", `a raw NUL byte: "\x00"`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runHostile(t, append(append([]string(nil), hostileFlags...), tc.flags...), tc.faults, nil, 0)
+			bound := cmp.Or(tc.bound, hostileBound)
+			if r.elapsed > bound || r.report.Interrupted != "" {
+				t.Errorf("the run took %s (bound %s; interrupted: %q)", r.elapsed, bound, r.report.Interrupted)
+			}
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d", r.code, tc.code)
+			}
+			for _, x := range r.report.Results {
+				if !safe(x.Message) {
+					t.Errorf("%s: the message is not safe to print: %q", x.ID, x.Message)
+				}
+			}
+			tc.check(t, r)
+			if t.Failed() {
+				t.Log(r)
+			}
+		})
+	}
+}
+
+// garbage checks that a check fails its requirement with a message holding
+// each of the texts (the offending bytes, Go-quoted).
+func garbage(id, requirement string, texts ...string) func(*testing.T, hostileRun) {
+	return func(t *testing.T, r hostileRun) {
+		x := r.result(t, id)
+		if x.Verdict != "fail" || x.Requirement != requirement {
+			t.Errorf("%s: %s %s, want fail %s", id, x.Verdict, x.Requirement, requirement)
+		}
+		for _, s := range texts {
+			if !strings.Contains(x.Message, s) {
+				t.Errorf("%s: the message %q lacks %q", id, x.Message, s)
+			}
+		}
+		if len(x.Transcript) == 0 {
+			t.Errorf("%s: no transcript excerpt", id)
+		}
+	}
+}
+
+// TestRunDeadlines: a server stuck on every read ends the run at
+// --run-timeout, and one that never answers initialize at --start-timeout;
+// both write their report and leave nothing behind.
+func TestRunDeadlines(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process hygiene is checked through /proc")
+	}
+	t.Run("run-timeout", func(t *testing.T) {
+		t.Parallel()
+		r := runHostile(t, []string{"--timeout", "60s", "--grace", "1s", "--run-timeout", "3s"}, "hang-on-read,ignore-stdin-eof", nil, 0)
+		// The deadline, then two graces to shut the processes down.
+		if r.elapsed > 3*time.Second+2*time.Second+5*time.Second {
+			t.Errorf("the run took %s with --run-timeout 3s", r.elapsed)
+		}
+		if r.code != exitNonconformant || !strings.Contains(r.report.Interrupted, "--run-timeout 3s") {
+			t.Errorf("exit %d, interrupted %q; want 1 and the run-timeout named", r.code, r.report.Interrupted)
+		}
+		notJudged(t, r)
+	})
+	t.Run("start-timeout", func(t *testing.T) {
+		t.Parallel()
+		r := runHostile(t, []string{"--start-timeout", "2s", "--grace", "1s"}, "", nil, 0)
+		if r.elapsed > 2*time.Second+2*time.Second+5*time.Second {
+			t.Errorf("the run took %s with --start-timeout 2s", r.elapsed)
+		}
+		if r.code != exitTarget {
+			t.Errorf("exit %d, want %d", r.code, exitTarget)
+		}
+		x := r.result(t, "initialize-completes")
+		if x.Verdict != "fail" || !strings.Contains(x.Message, "no response within the deadline (2s)") {
+			t.Errorf("initialize-completes: %s: %s; want fail, no response within 2s", x.Verdict, x.Message)
+		}
+	})
+}
+
+// TestInterrupt: SIGINT or SIGTERM to mcpconform ends the run at once,
+// writes the partial report, and leaves no process behind, even a server
+// deaf to stdin EOF in the middle of a hung request.
+func TestInterrupt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process hygiene is checked through /proc")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			r := runHostile(t, []string{"--timeout", "60s", "--grace", "1s"}, "hang-on-read,ignore-stdin-eof", sig, time.Second)
+			// From the signal: two graces to shut down, and slack.
+			if r.afterSignal > 2*time.Second+5*time.Second {
+				t.Errorf("mcpconform took %s to exit after %s", r.afterSignal, sig)
+			}
+			if r.code != exitNonconformant || r.report.Interrupted != "interrupted by "+sig.String() {
+				t.Errorf("exit %d, interrupted %q; want 1 and the signal named", r.code, r.report.Interrupted)
+			}
+			if !strings.Contains(r.stderr, "the report is partial") {
+				t.Errorf("stderr does not say the report is partial: %s", r.stderr)
+			}
+			notJudged(t, r)
+		})
+	}
+}
+
+// notJudged checks that an interrupted run fails nothing it did not see:
+// what the end of the run cut off is an error, not a failure.
+func notJudged(t *testing.T, r hostileRun) {
+	t.Helper()
+	cut := 0
+	for _, x := range r.report.Results {
+		if strings.Contains(x.Message, "the run was stopped") {
+			cut++
+			if x.Verdict != "error" {
+				t.Errorf("%s: %s: %s; want error: the run was stopped", x.ID, x.Verdict, x.Message)
+			}
+		}
+	}
+	if cut == 0 {
+		t.Errorf("no result says the run was stopped:\n%s", r)
+	}
+}

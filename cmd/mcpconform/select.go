@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+// A selector is one value of --only or --skip. It names a check id
+// (resources-read-unknown-uri), a requirement id (RES-READ-05), a level
+// (MUST, "MUST NOT" or must-not), an area (resources) or a label as results
+// carry them (level:MUST, area:resources, robustness). Matching ignores
+// case, and a selector holding *, ? or [ is a glob (path.Match):
+// resources-read-*, RES-LIST-0?, area:res*.
+type selector struct {
+	text    string // as given, for messages
+	pattern string // lower-cased
+	glob    bool
+}
+
+func parseSelectors(flagName string, values []string) ([]selector, error) {
+	var out []selector
+	for _, v := range values {
+		s := selector{text: v, pattern: strings.ToLower(v), glob: strings.ContainsAny(v, "*?[")}
+		if s.glob {
+			if _, err := path.Match(s.pattern, ""); err != nil {
+				return nil, fmt.Errorf("--%s %q: bad glob pattern", flagName, v)
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// checkNames is what a selector is matched against: the identity of a check,
+// from the catalogue or from a result.
+type checkNames struct {
+	ID, Requirement, Level, Area string
+	Labels                       []string
+}
+
+func resultNames(r *reports.Result) checkNames {
+	return checkNames{r.ID, r.Requirement, r.Level, r.Area, r.Labels}
+}
+
+// candidates lists every name a check answers to, lower-cased.
+func (c checkNames) candidates() []string {
+	level := strings.ToLower(c.Level)
+	dashed := strings.ReplaceAll(level, " ", "-") // "must-not" for "MUST NOT"
+	out := []string{
+		strings.ToLower(c.ID), strings.ToLower(c.Requirement), level, dashed, strings.ToLower(c.Area),
+		"id:" + strings.ToLower(c.ID), "requirement:" + strings.ToLower(c.Requirement),
+		"level:" + level, "level:" + dashed, "area:" + strings.ToLower(c.Area),
+	}
+	for _, l := range c.Labels {
+		out = append(out, strings.ToLower(l))
+	}
+	return out
+}
+
+func (s selector) matches(c checkNames) bool {
+	for _, name := range c.candidates() {
+		if name == "" || strings.HasSuffix(name, ":") {
+			continue
+		}
+		if s.glob {
+			if ok, _ := path.Match(s.pattern, name); ok {
+				return true
+			}
+		} else if s.pattern == name {
+			return true
+		}
+	}
+	return false
+}
+
+func anyMatches(sel []selector, c checkNames) bool {
+	for _, s := range sel {
+		if s.matches(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedSelector returns the first selector that matches no check of the
+// catalogue, so a typo in --only fails fast instead of running nothing.
+func unmatchedSelector(sel []selector, catalogue []checkEntry) (selector, bool) {
+	for _, s := range sel {
+		found := false
+		for _, e := range catalogue {
+			if s.matches(e.names()) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return s, true
+		}
+	}
+	return selector{}, false
+}
+
+// filterResults keeps the results selected by only (all when empty) and not
+// by skip.
+func filterResults(in []reports.Result, only, skip []selector) []reports.Result {
+	var out []reports.Result
+	for i := range in {
+		c := resultNames(&in[i])
+		if len(only) > 0 && !anyMatches(only, c) {
+			continue
+		}
+		if anyMatches(skip, c) {
+			continue
+		}
+		out = append(out, in[i])
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/vectors"
+)
+
+func TestSelectorMatches(t *testing.T) {
+	check := checkNames{
+		ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources",
+		Labels: []string{"level:MUST NOT", "area:resources", "sdk-divergence"},
+	}
+	for _, tc := range []struct {
+		sel  string
+		want bool
+	}{
+		{"resources-read-unknown-uri", true},
+		{"RESOURCES-READ-UNKNOWN-URI", true},
+		{"resources-read", false}, // no prefix matching without a glob
+		{"resources-read-*", true},
+		{"*-uri", true},
+		{"RES-READ-05", true},
+		{"res-read-0?", true},
+		{"RES-READ-5", false},
+		{"must not", true},
+		{"MUST-NOT", true},
+		{"must", false}, // levels match whole
+		{"level:must not", true},
+		{"level:MUST-NOT", true},
+		{"level:must", false},
+		{"resources", true},
+		{"area:resources", true},
+		{"area:res*", true},
+		{"area:stdio", false},
+		{"sdk-divergence", true},
+		{"SDK-Divergence", true},
+		{"robustness", false},
+		{"id:resources-read-unknown-uri", true},
+		{"requirement:res-read-05", true},
+		{"*", true},
+		{"area:", false},
+	} {
+		sel, err := parseSelectors("only", []string{tc.sel})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.sel, err)
+		}
+		if got := sel[0].matches(check); got != tc.want {
+			t.Errorf("%q matches %s: got %v, want %v", tc.sel, check.ID, got, tc.want)
+		}
+	}
+	if _, err := parseSelectors("skip", []string{"ok", "bad["}); err == nil || !strings.Contains(err.Error(), `--skip "bad["`) {
+		t.Errorf("bad glob: got %v", err)
+	}
+}
+
+func TestFilterResults(t *testing.T) {
+	results := []reports.Result{
+		{ID: "a-one", Requirement: "A-01", Level: "MUST", Area: "a", Labels: []string{"level:MUST", "area:a"}},
+		{ID: "a-two", Requirement: "A-02", Level: "SHOULD", Area: "a", Labels: []string{"level:SHOULD", "area:a", "robustness"}},
+		{ID: "b-one", Requirement: "B-01", Level: "MUST", Area: "b", Labels: []string{"level:MUST", "area:b"}},
+	}
+	for _, tc := range []struct {
+		only, skip []string
+		want       []string
+	}{
+		{nil, nil, []string{"a-one", "a-two", "b-one"}},
+		{[]string{"area:a"}, nil, []string{"a-one", "a-two"}},
+		{[]string{"must"}, nil, []string{"a-one", "b-one"}},
+		{nil, []string{"robustness"}, []string{"a-one", "b-one"}},
+		{[]string{"a-*"}, []string{"level:should"}, []string{"a-one"}},
+		{[]string{"B-01", "A-02"}, nil, []string{"a-two", "b-one"}},
+		{nil, []string{"*"}, nil},
+	} {
+		only, _ := parseSelectors("only", tc.only)
+		skip, _ := parseSelectors("skip", tc.skip)
+		var got []string
+		for _, r := range filterResults(results, only, skip) {
+			got = append(got, r.ID)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("--only %v --skip %v (-want +got):\n%s", tc.only, tc.skip, diff)
+		}
+	}
+}
+
+// TestCatalogueSelectors: the catalogue that --only is checked
+// against must carry the labels results carry, or a valid selector would be
+// refused before the run.
+func TestCatalogueSelectors(t *testing.T) {
+	files, err := vectors.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := listChecks(files)
+	for _, sel := range []string{"level:MUST", "area:resources", "robustness", "resources-read-*", "RES-READ-05", "must not", "LIFE-01"} {
+		s, _ := parseSelectors("only", []string{sel})
+		if bad, ok := unmatchedSelector(s, checks); ok {
+			t.Errorf("%q matches no check of the catalogue", bad.text)
+		}
+	}
+	s, _ := parseSelectors("only", []string{"resources", "no-such-check"})
+	if bad, ok := unmatchedSelector(s, checks); !ok || bad.text != "no-such-check" {
+		t.Errorf("got %v %v, want no-such-check reported", bad, ok)
+	}
+}
+
+// TestOnlySkipEndToEnd filters a real run.
+func TestOnlySkipEndToEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		keep  func(id, req, level, area string, labels []string) bool
+	}{
+		{"glob", []string{"--only", "resources-read-*"}, func(id, _, _, _ string, _ []string) bool { return strings.HasPrefix(id, "resources-read-") }},
+		{"level, any case", []string{"--only", "should"}, func(_, _, level, _ string, _ []string) bool { return level == "SHOULD" }},
+		{"area label and requirement", []string{"--only", "area:stdio,PING-01"}, func(_, req, _, area string, _ []string) bool { return area == "stdio" || req == "PING-01" }},
+		{"skip level label", []string{"--skip", "level:MUST", "--skip", "area:resources"}, func(_, _, level, area string, _ []string) bool {
+			return level != "MUST" && area != "resources"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := runCLIIn(t, dir, append(tc.flags, "--json", "r.json")...)
+			if r.code != exitConformant {
+				t.Fatalf("got exit %d\n%v", r.code, r)
+			}
+			rep := readJSONReport(t, dir+"/r.json")
+			if len(rep.Results) == 0 {
+				t.Fatal("no results")
+			}
+			for _, res := range rep.Results {
+				if !tc.keep(res.ID, res.Requirement, res.Level, res.Area, res.Labels) {
+					t.Errorf("%s (%s, %s, %s) should have been filtered out", res.ID, res.Requirement, res.Level, res.Area)
+				}
+			}
+		})
+	}
+	t.Run("filter keeps a failure out", func(t *testing.T) {
+		t.Parallel()
+		if r := runCLI(t, against(t, []string{"--skip", "area:ping,META-01"}, failingFault)...); r.code != exitConformant {
+			t.Errorf("skipping the failing checks: got exit %d, want 0\n%v", r.code, r)
+		}
+	})
+}

@@ -1,0 +1,199 @@
+package mockclient
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// repeatReader yields n bytes of b repeated, without holding them.
+type repeatReader struct {
+	b   []byte
+	n   int64
+	off int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.n {
+		p = p[:r.n]
+	}
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.b[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.b)
+	}
+	r.n -= int64(n)
+	return n, nil
+}
+
+// hugeLine is a reader of one JSON-RPC response whose result holds a string
+// of size bytes, then a newline, then a small message.
+func hugeLine(size int) io.Reader {
+	return io.MultiReader(
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{"text":"`),
+		&repeatReader{b: []byte("0123456789abcdef"), n: int64(size)},
+		strings.NewReader("\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n"),
+	)
+}
+
+// heapPeak samples the bytes of live and not yet collected heap objects
+// until stop is called, and returns the largest sample above the level at
+// the start.
+func heapPeak() (stop func() uint64) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	base := read()
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(200 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak {
+				peak = v
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		if v := read(); v > peak {
+			peak = v
+		}
+		if peak < base {
+			return 0
+		}
+		return peak - base
+	}
+}
+
+// A line far over the maximum is skipped without being held: reading a
+// 100 MiB line with a 1 MiB maximum allocates a few MiB, not 100.
+func TestOversizeLineMemoryIsBounded(t *testing.T) {
+	const size, max = 100 << 20, 1 << 20
+	r := io.MultiReader(&repeatReader{b: []byte("garbage!"), n: size}, strings.NewReader("\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n"))
+	lr := NewLineReader(r, max)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	l, err := lr.Next()
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Has(IssueOversize) || l.Len != size || len(l.Raw) != 4096 {
+		t.Errorf("got issues %v, Len %d, %d bytes kept; want oversize, %d, 4096", l.Issues, l.Len, len(l.Raw), size)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("reading the line allocated %d MiB, want at most 8", alloc>>20)
+	}
+	l, err = lr.Next()
+	if err != nil || l.Value == nil || len(l.Issues) != 0 {
+		t.Errorf("the line after: got %+v, %v; want a clean message", l, err)
+	}
+}
+
+// A valid 50 MB response is read, decoded and recorded with a peak heap
+// below four times its size (measured: about two).
+func TestHugeResponseMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 50 MB through a pipe")
+	}
+	c := startHelper(t, "huge", Options{Timeout: time.Minute})
+	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	stop := heapPeak()
+	x := c.Call(context.Background(), "huge", nil)
+	peak := stop()
+	if x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	if n := len(x.Response.Result); n != hugeSize+len(`{"text":""}`) {
+		t.Errorf("got a result of %d bytes, want %d", n, hugeSize+len(`{"text":""}`))
+	}
+	ratio := float64(peak) / hugeSize
+	t.Logf("peak heap while reading a %d MiB response: %.1f MiB (%.2f× the response)", hugeSize>>20, float64(peak)/(1<<20), ratio)
+	if ratio >= 4 {
+		t.Errorf("peak heap is %.2f× the response, want under 4×", ratio)
+	}
+	// The transcript keeps a clipped copy, never the line.
+	for _, e := range c.Transcript().Entries() {
+		if e.Dir == Recv && e.Len > hugeSize {
+			if len(e.Data) > transcriptKeep || len(e.Line.Raw) > transcriptKeep || e.Line.Value != nil {
+				t.Errorf("the transcript holds %d+%d bytes of the huge line", len(e.Data), len(e.Line.Raw))
+			}
+			for _, m := range e.Msgs {
+				if len(m.Raw) > slimLine {
+					t.Errorf("the transcript holds a %d-byte message", len(m.Raw))
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkReadHugeResponse reads and decodes one 50 MB response line the
+// way the client's read loop does, from memory. B/op is everything
+// allocated per response; peak/size is the largest heap growth seen.
+func BenchmarkReadHugeResponse(b *testing.B) {
+	const size = 50 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var worst uint64
+	for b.Loop() {
+		stop := heapPeak()
+		lr := NewLineReader(hugeLine(size), 64<<20)
+		l, err := lr.Next()
+		if err != nil || l.Value == nil {
+			b.Fatalf("got %v, %v", l, err)
+		}
+		msgs := decodeValidLine(l.Value)
+		if len(msgs) != 1 || len(msgs[0].Result) < size {
+			b.Fatal("the response did not decode")
+		}
+		tr := newTranscript(time.Now())
+		tr.add(Entry{Dir: Recv, Data: l.Raw, Len: l.Len, Line: l, Msgs: append([]*Message(nil), msgs...)})
+		runtime.KeepAlive(msgs)
+		worst = max(worst, stop())
+	}
+	b.ReportMetric(float64(worst)/size, "peak/size")
+}
+
+// BenchmarkClientHugeResponse is the same through a real pipe from a
+// server process, with the whole client in the way.
+func BenchmarkClientHugeResponse(b *testing.B) {
+	c := startHelper(b, "huge", Options{Timeout: time.Minute})
+	b.SetBytes(hugeSize)
+	b.ReportAllocs()
+	var worst uint64
+	for b.Loop() {
+		stop := heapPeak()
+		x := c.Call(context.Background(), "huge", nil)
+		if x.Err != nil {
+			b.Fatal(x.Err)
+		}
+		runtime.KeepAlive(x)
+		worst = max(worst, stop())
+	}
+	b.ReportMetric(float64(worst)/hugeSize, "peak/size")
+}

@@ -1,0 +1,150 @@
+package mockclient
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Keys of the 2026-07-28 per-request envelope: every request carries its
+// protocol version and the client's capabilities in params._meta.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// Envelope is the per-request _meta of the 2026-07-28 protocol.
+type Envelope struct {
+	ProtocolVersion    string
+	ClientCapabilities map[string]any
+	ClientInfo         map[string]any // nil: left out
+}
+
+// Wrap returns params with the envelope merged into params._meta. Members
+// already in params._meta win, so a probe can override one field. params
+// may be nil, a json.RawMessage or any value encoding/json accepts; a
+// params value that is not an object is returned unchanged.
+func (e Envelope) Wrap(params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	switch p := params.(type) {
+	case nil:
+		raw = json.RawMessage(`{}`)
+	case json.RawMessage:
+		raw = p
+	default:
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return raw, nil
+	}
+	meta := map[string]json.RawMessage{}
+	if cur, ok := m["_meta"]; ok {
+		if json.Unmarshal(cur, &meta) != nil {
+			return raw, nil // a non-object _meta is the probe's point; keep it
+		}
+	}
+	set := func(k string, v any) {
+		if _, ok := meta[k]; ok {
+			return
+		}
+		b, _ := json.Marshal(v)
+		meta[k] = b
+	}
+	set(MetaProtocolVersion, e.ProtocolVersion)
+	caps := e.ClientCapabilities
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	set(MetaClientCapabilities, caps)
+	if e.ClientInfo != nil {
+		set(MetaClientInfo, e.ClientInfo)
+	}
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	m["_meta"] = b
+	return json.Marshal(m)
+}
+
+// Stream is an open subscriptions/listen request: its notifications are the
+// ones whose _meta carries the listen request's id as subscriptionId.
+type Stream struct {
+	c   *Client
+	ID  json.RawMessage
+	Seq int // transcript position of the listen request
+}
+
+// Listen sends a subscriptions/listen request and returns at once: the
+// response comes only when the stream ends, so nothing waits for it.
+func (c *Client) Listen(id json.RawMessage, params json.RawMessage) (*Stream, error) {
+	line, err := encodeRequest(id, "subscriptions/listen", params)
+	if err != nil {
+		return nil, err
+	}
+	seq := c.Transcript().Len()
+	if err := c.SendRaw(line); err != nil {
+		return nil, err
+	}
+	return &Stream{c: c, ID: id, Seq: seq}, nil
+}
+
+// SubscriptionID returns the _meta subscriptionId of a message, raw.
+func SubscriptionID(m *Message) json.RawMessage {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	src := m.Params
+	if m.Kind() == KindResponse {
+		src = m.Result
+	}
+	if json.Unmarshal(src, &p) != nil {
+		return nil
+	}
+	return p.Meta[MetaSubscriptionID]
+}
+
+// Belongs reports whether m is tagged for this stream: same JSON type and
+// value as the listen request's id.
+func (s *Stream) Belongs(m *Message) bool {
+	id := SubscriptionID(m)
+	return id != nil && idKey(id) == idKey(s.ID)
+}
+
+// Messages returns the messages received so far that belong to the stream,
+// in arrival order, and the listen response if it came.
+func (s *Stream) Messages() (notes []*Inbound, response *Inbound) {
+	for _, in := range s.c.Inbound() {
+		if in.Seq < s.Seq {
+			continue
+		}
+		if in.Msg.Kind() == KindResponse && in.Msg.ID != nil && idKey(in.Msg.ID) == idKey(s.ID) {
+			response = in
+			continue
+		}
+		if in.Msg.Kind() == KindNotification && s.Belongs(in.Msg) {
+			notes = append(notes, in)
+		}
+	}
+	return notes, response
+}
+
+// WaitFor waits for a stream notification of the given method.
+func (s *Stream) WaitFor(method string, timeout time.Duration) *Inbound {
+	return s.c.WaitInbound(s.Seq, timeout, func(m *Message) bool {
+		return m.Method == method && s.Belongs(m)
+	})
+}
+
+// Cancel ends the stream from the client side with notifications/cancelled.
+func (s *Stream) Cancel() error {
+	return s.c.Notify("notifications/cancelled", map[string]any{"requestId": s.ID, "reason": "conformance probe done"})
+}

@@ -1,0 +1,257 @@
+package mockclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestCallAndCleanShutdown(t *testing.T) {
+	c := startHelper(t, "plain", Options{Timeout: 5 * time.Second})
+	x := c.Call(context.Background(), "ping", nil)
+	if x.Err != nil || !x.OK() {
+		t.Fatalf("ping: %v", x.Err)
+	}
+	info := c.Close()
+	if !info.Exited || info.Stage != "stdin-eof" || info.Code != 0 {
+		t.Errorf("got %+v, want an exit with status 0 on stdin EOF", info)
+	}
+	if s := c.Strays(); len(s) != 0 {
+		t.Errorf("got strays %v, want none", s)
+	}
+	// Close again: same answer, nothing new.
+	if again := c.Close(); again != info {
+		t.Errorf("second Close: got %+v, want %+v", again, info)
+	}
+	if x := c.Call(context.Background(), "ping", nil); !errors.Is(x.Err, ErrClosed) {
+		t.Errorf("call after Close: got %v, want ErrClosed", x.Err)
+	}
+}
+
+func TestCrashFailsPendingWithExitStatus(t *testing.T) {
+	c := startHelper(t, "crash", Options{Timeout: 10 * time.Second})
+	start := time.Now()
+	x := c.Call(context.Background(), "resources/read", nil)
+	if !errors.Is(x.Err, ErrExited) || !strings.Contains(x.Err.Error(), "exit status 7") {
+		t.Fatalf("got %v, want ErrExited with exit status 7", x.Err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the crash was noticed after %s, want at once", d)
+	}
+	if tail := strings.Join(c.StderrTail(), "\n"); !strings.Contains(tail, "crashing on resources/read") {
+		t.Errorf("stderr tail %q lacks the last words", tail)
+	}
+	// A request after the crash fails at once, saying so.
+	if x := c.Call(context.Background(), "ping", nil); !errors.Is(x.Err, ErrExited) {
+		t.Errorf("call after the crash: got %v, want ErrExited", x.Err)
+	}
+	if info := c.Close(); info.Stage != "before-shutdown" || info.Code != 7 {
+		t.Errorf("got %+v, want status 7 before shutdown", info)
+	}
+}
+
+func TestShutdownEscalates(t *testing.T) {
+	const grace = 200 * time.Millisecond
+	for _, tc := range []struct {
+		modes, stage string
+	}{
+		{"ignore-eof", "sigterm"},
+		{"ignore-eof,ignore-sigterm", "sigkill"},
+	} {
+		t.Run(tc.modes, func(t *testing.T) {
+			c := startHelper(t, tc.modes, Options{Grace: grace})
+			if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
+				t.Fatal(x.Err)
+			}
+			start := time.Now()
+			info := c.Close()
+			if info.Stage != tc.stage || !info.Exited {
+				t.Errorf("got %+v, want stage %s", info, tc.stage)
+			}
+			// Two graces at most, plus the waits for the pipes: generous.
+			if d := time.Since(start); d > 2*grace+3*postExitWait {
+				t.Errorf("Close took %s", d)
+			}
+			if alive(c.Pid()) {
+				t.Errorf("pid %d still alive", c.Pid())
+			}
+		})
+	}
+}
+
+func TestContextEndsCallsAtOnce(t *testing.T) {
+	c := startHelper(t, "no-read", Options{Timeout: time.Minute, Grace: 100 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	x := c.Call(ctx, "ping", nil)
+	if !errors.Is(x.Err, ErrStopped) || !errors.Is(x.Err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want ErrStopped and the context's deadline", x.Err)
+	}
+	x = c.Call(ctx, "ping", nil)
+	if !errors.Is(x.Err, ErrStopped) || !errors.Is(x.Err, context.DeadlineExceeded) {
+		t.Errorf("call after the deadline: got %v, want the context's deadline", x.Err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("calls took %s after a 200ms context", d)
+	}
+}
+
+// A server that never reads stdin fills the pipe: writes must give up at
+// the request deadline instead of blocking every later call and Close.
+func TestWriteToFullPipeGivesUp(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	c := startHelper(t, "no-read", Options{Timeout: timeout, Grace: 100 * time.Millisecond})
+	big := `"` + strings.Repeat("x", 256<<10) + `"`
+	start := time.Now()
+	var err error
+	for i := 0; i < 4 && err == nil; i++ {
+		x := c.CallID(context.Background(), c.NewID(), "fill", rawParams(big))
+		err = x.Err
+	}
+	if err == nil || !strings.Contains(err.Error(), "stdin is full") {
+		t.Errorf("got %v, want a write that gave up on a full stdin", err)
+	}
+	if d := time.Since(start); d > 10*timeout {
+		t.Errorf("took %s", d)
+	}
+	done := make(chan struct{})
+	go func() { c.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close blocked")
+	}
+}
+
+func rawParams(s string) any { return json.RawMessage(`{"data":` + s + `}`) }
+
+func TestStderrFloodIsDrainedAndBounded(t *testing.T) {
+	c := startHelper(t, "stderr-flood", Options{Timeout: 10 * time.Second, StderrLines: 20})
+	x := c.Call(context.Background(), "ping", nil)
+	if x.Err != nil {
+		t.Fatalf("ping after a 10 MB stderr flood: %v", x.Err)
+	}
+	c.Close()
+	if n := c.StderrBytes(); n < 10_000_000 {
+		t.Errorf("counted %d stderr bytes, want all of the 10 MB", n)
+	}
+	if n := len(c.StderrTail()); n != 20 {
+		t.Errorf("kept %d stderr lines, want 20", n)
+	}
+	n := 0
+	for _, e := range c.Transcript().Entries() {
+		if e.Dir == Stderr {
+			n++
+		}
+	}
+	if n > 200 {
+		t.Errorf("the transcript holds %d stderr lines, want at most 200", n)
+	}
+}
+
+func TestStrayHoldingPipesIsFoundAndKilled(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("strays are found through /proc")
+	}
+	c := startHelper(t, "leave-child", Options{Timeout: 5 * time.Second, Grace: 2 * time.Second})
+	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	child := childPid(t, c)
+	start := time.Now()
+	info := c.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %s with a child holding stdout", d)
+	}
+	if info.Stage != "stdin-eof" {
+		t.Errorf("got %+v, want an exit on stdin EOF", info)
+	}
+	strays := c.Strays()
+	if len(strays) != 1 || strays[0].Pid != child || !strays[0].Killed ||
+		!slices.Contains(strays[0].Holds, "stdout") || !slices.Contains(strays[0].Holds, "stderr") {
+		t.Fatalf("got strays %+v, want pid %d holding stdout and stderr, killed", strays, child)
+	}
+	waitGone(t, child)
+	found := false
+	for _, e := range c.Transcript().Entries() {
+		found = found || e.Dir == Event && strings.HasPrefix(string(e.Data), "stray process: pid "+strconv.Itoa(child))
+	}
+	if !found {
+		t.Error("the transcript does not record the stray")
+	}
+}
+
+func TestGroupIsKilledWithTheServer(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("strays are found through /proc")
+	}
+	c := startHelper(t, "leave-group", Options{Timeout: 5 * time.Second})
+	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	child := childPid(t, c)
+	c.Close()
+	// The child stayed in the group: the group's SIGKILL took it, so it is
+	// no stray.
+	if s := c.Strays(); len(s) != 0 {
+		t.Errorf("got strays %+v, want none", s)
+	}
+	waitGone(t, child)
+}
+
+var childRE = regexp.MustCompile(`helper: child (\d+)`)
+
+func childPid(t *testing.T, c *Client) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, l := range c.StderrTail() {
+			if m := childRE.FindStringSubmatch(l); m != nil {
+				pid, _ := strconv.Atoi(m[1])
+				return pid
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the helper never named its child")
+	return 0
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("pid %d is still alive", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A response still arriving at the deadline is waited for while it grows,
+// up to slowLineFactor deadlines; past that it is late like any other.
+func TestDeadlineWaitsForALineStillArriving(t *testing.T) {
+	c := startHelper(t, "plain", Options{Timeout: 300 * time.Millisecond})
+	if x := c.Call(context.Background(), "trickle", nil); x.Err != nil {
+		t.Errorf("a 2 s response with a 300 ms deadline, growing all the time: %v", x.Err)
+	}
+	c2 := startHelper(t, "plain", Options{Timeout: 100 * time.Millisecond})
+	start := time.Now()
+	x := c2.Call(context.Background(), "trickle", nil)
+	if !errors.Is(x.Err, ErrTimeout) {
+		t.Errorf("a 2 s response with a 100 ms deadline: got %v, want a timeout", x.Err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("gave up after %s, want about 10 deadlines (1 s)", d)
+	}
+}

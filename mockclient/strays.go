@@ -1,0 +1,30 @@
+package mockclient
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Stray is a process that outlived the server's shutdown: one still in the
+// server's process group after it was killed, or one holding the server's
+// stdin, stdout or stderr pipe, typically a child the server moved to a
+// session of its own (setsid) so that killing the group missed it. Strays
+// are found on Linux only (by scanning /proc).
+type Stray struct {
+	Pid int
+	// Command is its command line, clipped.
+	Command string
+	// Holds says what tied it to the server: "stdin", "stdout", "stderr"
+	// (pipes it holds open) or "process group".
+	Holds []string
+	// Killed is set when SIGKILL was delivered to it.
+	Killed bool
+}
+
+func (s Stray) String() string {
+	verdict := "could not be killed"
+	if s.Killed {
+		verdict = "killed"
+	}
+	return fmt.Sprintf("pid %d (%s) held the server's %s after shutdown; %s", s.Pid, s.Command, strings.Join(s.Holds, ", "), verdict)
+}
