@@ -50,6 +50,9 @@ func plan(r *Run) []spec {
 	return specs
 }
 
+// Planned returns how many results judging r yields before any filtering.
+func Planned(r *Run) int { return len(plan(r)) }
+
 // Judge evaluates every check of a run without Ginkgo (for tests and tools).
 func Judge(r *Run) []reports.Result {
 	var out []reports.Result

@@ -36,6 +36,9 @@ type Config struct {
 	Vectors []*vectors.File
 	// Parallel bounds how many server processes run at once (default 4).
 	Parallel int
+	// Progress, when set, is called as each vector test finishes executing
+	// (from several goroutines): done of total, and the test's id.
+	Progress func(done, total int, id string)
 }
 
 // Run is everything observed against one target: the evidence that checks judge.
@@ -197,10 +200,20 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 	// sessions, all concurrently, bounded by Parallel processes at a time.
 	sem := make(chan struct{}, cfg.Parallel)
 	var mu sync.Mutex
+	total := 0
+	for range r.Versions {
+		for _, f := range cfg.Vectors {
+			total += len(f.Tests)
+		}
+	}
 	add := func(o *VectorObs) {
 		mu.Lock()
 		r.Vectors = append(r.Vectors, o)
+		done := len(r.Vectors)
 		mu.Unlock()
+		if cfg.Progress != nil {
+			cfg.Progress(done, total, o.Test.ID)
+		}
 	}
 	for _, v := range r.Versions {
 		s := r.Sessions[v]

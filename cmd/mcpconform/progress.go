@@ -6,10 +6,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/mcpconform/mcpconform/suite"
 )
 
 // progressTerminal returns where live progress is drawn: stderr when it is a
@@ -32,14 +32,18 @@ func progressTerminal(quiet bool, stdout, stderr io.Writer) *os.File {
 // the suite executes (suite.Execute reports nothing until it returns). The
 // returned function stops it and clears the line. With f nil it does
 // nothing.
-func runningIndicator(f *os.File, what string) (stop func()) {
+func runningIndicator(f *os.File, what string, executed *atomic.Int64, planned *atomic.Int64) (stop func()) {
 	if f == nil {
 		return func() {}
 	}
 	p := reports.NewProgress(f, 0)
 	start := time.Now()
 	draw := func() {
-		p.Status(fmt.Sprintf("running against %s … %.1fs", what, time.Since(start).Seconds()))
+		counts := ""
+		if t := planned.Load(); t > 0 {
+			counts = fmt.Sprintf(" [%d/%d]", executed.Load(), t)
+		}
+		p.Status(fmt.Sprintf("running against %s%s … %.1fs", what, counts, time.Since(start).Seconds()))
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -71,33 +75,4 @@ func commandText(command []string, builtIn bool) string {
 		return "the built-in reference server"
 	}
 	return strings.Join(command, " ")
-}
-
-// plannedChecks is how many results judging a run yields before filtering:
-// the progress total. It mirrors the suite's plan (whole-run checks once,
-// session checks and vectors per judged version); a mismatch only skews the
-// counter.
-func plannedChecks(run *suite.Run) int {
-	n := 0
-	if run.Fatal != "" {
-		for _, c := range suite.Checks() {
-			if c.Run != nil {
-				n++
-			}
-		}
-		return n
-	}
-	for i, v := range run.Versions {
-		for _, c := range suite.Checks() {
-			if c.Run == nil || i == 0 {
-				n++
-			}
-		}
-		for _, o := range run.Vectors {
-			if o.Version == v {
-				n++
-			}
-		}
-	}
-	return n
 }

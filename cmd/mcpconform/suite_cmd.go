@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/mcpconform/mcpconform/mockclient"
@@ -123,7 +124,12 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		Parallel:       o.parallel,
 	}
 	term := progressTerminal(o.quiet, stdout, stderr)
-	stopIndicator := runningIndicator(term, commandText(command, o.builtIn))
+	var executed, planned atomic.Int64
+	cfg.Progress = func(done, total int, _ string) {
+		executed.Store(int64(done))
+		planned.Store(int64(total))
+	}
+	stopIndicator := runningIndicator(term, commandText(command, o.builtIn), &executed, &planned)
 	run, err := suite.Execute(ctx, cfg)
 	stopIndicator()
 	if err != nil {
@@ -192,7 +198,7 @@ func judge(run *suite.Run, term *os.File) []reports.Result {
 	if term == nil {
 		return suite.RunInProcess(run, nil)
 	}
-	p := reports.NewProgress(term, plannedChecks(run))
+	p := reports.NewProgress(term, suite.Planned(run))
 	defer p.Done()
 	return suite.RunInProcess(run, func(r reports.Result) { p.Step(r.ID) })
 }
