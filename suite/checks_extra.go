@@ -442,17 +442,23 @@ func checkContentsAnnotations(s *Session) Finding {
 // with the method of the request it answered.
 func errorCodes(r *Run, yield func(c *mockclient.Client, s *Session, seq int, method string, code int64)) {
 	for _, s := range allSessions(r) {
-		methods := map[string]string{}
-		for _, e := range s.Client.Transcript().Entries() {
-			for _, m := range e.Msgs {
-				if e.Dir == mockclient.Send && m.Kind() == mockclient.KindRequest {
-					methods[string(m.ID)] = m.Method
-				}
-				if e.Dir == mockclient.Recv && m.Kind() == mockclient.KindResponse && m.Has("error") {
-					if er := m.DecodeError(); er != nil {
-						if code, ok := er.IntCode(); ok {
-							yield(s.Client, s, e.Seq, methods[string(m.ID)], code)
-						}
+		codesOf(s.Client, func(seq int, method string, code int64) { yield(s.Client, s, seq, method, code) })
+	}
+}
+
+// codesOf yields the integer error codes a process sent, each with the
+// method of the request it answered.
+func codesOf(c *mockclient.Client, yield func(seq int, method string, code int64)) {
+	methods := map[string]string{}
+	for _, e := range c.Transcript().Entries() {
+		for _, m := range e.Msgs {
+			if e.Dir == mockclient.Send && m.Kind() == mockclient.KindRequest {
+				methods[string(m.ID)] = m.Method
+			}
+			if e.Dir == mockclient.Recv && m.Kind() == mockclient.KindResponse && m.Has("error") {
+				if er := m.DecodeError(); er != nil {
+					if code, ok := er.IntCode(); ok {
+						yield(e.Seq, methods[string(m.ID)], code)
 					}
 				}
 			}

@@ -632,21 +632,7 @@ func checkNoStreamBeforeListen(r *Run) Finding {
 // modernCodes yields the error codes of every 2026-07-28 process.
 func modernCodes(r *Run, yield func(c *mockclient.Client, seq int, method string, code int64)) {
 	for _, c := range modernClients(r) {
-		methods := map[string]string{}
-		for _, e := range c.Transcript().Entries() {
-			for _, m := range e.Msgs {
-				if e.Dir == mockclient.Send && m.Kind() == mockclient.KindRequest {
-					methods[string(m.ID)] = m.Method
-				}
-				if e.Dir == mockclient.Recv && m.Kind() == mockclient.KindResponse && m.Has("error") {
-					if er := m.DecodeError(); er != nil {
-						if code, ok := er.IntCode(); ok {
-							yield(c, e.Seq, methods[string(m.ID)], code)
-						}
-					}
-				}
-			}
-		}
+		codesOf(c, func(seq int, method string, code int64) { yield(c, seq, method, code) })
 	}
 }
 
