@@ -5,7 +5,10 @@
 // 2025-11-25: the initialize handshake and version negotiation, ping,
 // resources (static and templated, text and binary), pagination with
 // opaque cursors, subscriptions, and list changes, with the fields of each
-// message cut to the negotiated version. The mcpconform suite tests
+// message cut to the negotiated version. It serves 2026-07-28 as well, the
+// era without a handshake: per-request _meta, server/discover, resultType
+// and cache hints on results, and subscriptions/listen streams. By default
+// one process serves both eras; a fixture can restrict it to either. The mcpconform suite tests
 // itself against it: every check must fail against a fault that breaks
 // its rule and pass against the correct server. Client authors can point
 // their clients at it too (`mcpconform mock`).

@@ -20,6 +20,22 @@ func ExampleServe() {
 	// err: <nil>
 }
 
+// A 2026-07-28 request carries its version and capabilities in _meta; no
+// initialize comes first.
+func ExampleServe_modern() {
+	fx, err := mockserver.ParseFixture("tiny.json", []byte(`{"server":{"name":"tiny","version":"1"},"capabilities":{},"eras":["modern"]}`))
+	if err != nil {
+		panic(err)
+	}
+	meta := `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":` + meta + "}\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping","params":` + meta + "}\n")
+	_ = mockserver.Serve(context.Background(), in, os.Stdout, nil, mockserver.Options{Fixture: fx})
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"tiny","version":"1"}},"cacheScope":"public","capabilities":{},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":60000}}
+	// {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: ping (not part of protocol version 2026-07-28)."}}
+}
+
 func ExampleServe_fault() {
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
 	opts := mockserver.Options{Faults: []string{"ping-not-empty"}}

@@ -90,6 +90,9 @@ func TestValidateFaults(t *testing.T) {
 var scriptVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2099-01-01"}
 
 func script(t *testing.T, version string) string {
+	if version == modernVersion {
+		return modernScript(t)
+	}
 	cat := mustCompile(t)
 	s := &server{cat: cat}
 	var lines []string
@@ -134,6 +137,52 @@ func script(t *testing.T, version string) string {
 		`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"resources/templates/list"}]`,
 	)
 	req("ping", nil)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// modernScript is the client side of a 2026-07-28 session: ids are
+// strings "m…" so that no legacy effect check matches them by accident.
+func modernScript(t *testing.T) string {
+	cat := mustCompile(t)
+	s := &server{cat: cat}
+	var lines []string
+	id := 0
+	raw := func(method string, params any) {
+		id++
+		lines = append(lines, request(fmt.Sprintf(`"m%d"`, id), method, params))
+	}
+	req := func(method string, params map[string]any) { raw(method, enveloped(params)) }
+	req("server/discover", nil)
+	req("resources/list", nil)
+	for _, off := range []int{3, 6, 9} {
+		req("resources/list", map[string]any{"cursor": s.encodeCursor(listResources, off)})
+	}
+	req("resources/templates/list", nil)
+	req("resources/templates/list", map[string]any{"cursor": s.encodeCursor(listTemplates, 2)})
+	for _, uri := range []string{"test://static/hello.txt", "test://static/pixel.png", "test://items/42",
+		"test://mcp-conformance/does-not-exist", "file:///../../etc/passwd", "not a uri"} {
+		req("resources/read", map[string]any{"uri": uri})
+	}
+	// The envelope: missing, incomplete, an unsupported version, then a valid request.
+	raw("resources/list", nil)
+	raw("resources/list", map[string]any{})
+	raw("resources/list", map[string]any{"_meta": map[string]any{metaClientCapabilities: map[string]any{}}})
+	raw("resources/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion}})
+	raw("resources/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: "1900-01-01", metaClientCapabilities: map[string]any{}}})
+	req("server/discover", nil)
+	req("ping", nil)
+	req("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"})
+	// Streams: a string id and an integer id; the first is cancelled.
+	lines = append(lines,
+		request(`"L1"`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{"test://static/hello.txt"}}})),
+		request(`77`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{"resourcesListChanged": true}})))
+	req("resources/read", map[string]any{"uri": "test://static/hello.txt"})
+	lines = append(lines, notification("notifications/cancelled", map[string]any{"requestId": "L1"}))
+	req("resources/list", nil)
+	lines = append(lines, notification("notifications/cancelled", map[string]any{"requestId": 77}))
+	// A stream left open is closed at EOF; then a legacy initialize.
+	lines = append(lines, request(`"L3"`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{}})))
+	raw("initialize", initParams("2025-11-25"))
 	return strings.Join(lines, "\n") + "\n"
 }
 
@@ -259,9 +308,11 @@ var faultEffects = map[string]func(out string) bool{
 	"empty-text-omitted": func(o string) bool {
 		return strings.Contains(o, `"contents":[{"mimeType":"text/plain","uri":"test://static/empty.txt"}]`)
 	},
-	"binary-as-text":       func(o string) bool { return strings.Contains(o, `{"mimeType":"image/png","text":"iVBOR`) },
-	"unknown-uri-success":  func(o string) bool { return strings.Contains(o, `"result":{"contents":[]}`) },
-	"unknown-uri-32602":    func(o string) bool { return strings.Contains(o, `{"code":-32602,"message":"Resource not found`) },
+	"binary-as-text":      func(o string) bool { return strings.Contains(o, `{"mimeType":"image/png","text":"iVBOR`) },
+	"unknown-uri-success": func(o string) bool { return strings.Contains(o, `"result":{"contents":[]}`) },
+	"unknown-uri-32602": func(o string) bool {
+		return strings.Contains(sessionOf(o, "2025-11-25"), `{"code":-32602,"message":"Resource not found`)
+	},
 	"unknown-uri-internal": func(o string) bool { return strings.Contains(o, `{"code":-32603,"message":"Resource not found`) },
 	"not-found-no-data": func(o string) bool {
 		return !strings.Contains(o, `"data":{"uri":"test://mcp-conformance/does-not-exist"}`)
@@ -284,14 +335,78 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"list-changed-bad-params": func(o string) bool { return strings.Contains(o, `"params":{"x":1}`) },
 	"hang-on-list":            func(o string) bool { return !strings.Contains(o, `"resources":[`) },
-	"hang-on-read":            func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	// The 2026-07-28 session of modernScript: its requests have ids "m1" … "m24".
+	"modern-no-discover": func(o string) bool { return modernLine(o, "m1", `"error":{"code":-32601`) },
+	"discover-bad-shape": func(o string) bool { return modernLine(o, "m1", `"instructions":42`) },
+	"no-result-type":     func(o string) bool { return !modernLine(o, "m6", `"resultType"`) },
+	"bad-result-type":    func(o string) bool { return modernLine(o, "m6", `"resultType":"done"`) },
+	"no-server-info-meta": func(o string) bool {
+		return !strings.Contains(sessionOf(o, modernVersion), metaServerInfo)
+	},
+	"envelope-not-required":            func(o string) bool { return modernLine(o, "m14", `"result":{`) },
+	"client-capabilities-not-required": func(o string) bool { return modernLine(o, "m17", `"result":{`) },
+	"unsupported-version-served":       func(o string) bool { return modernLine(o, "m18", `"result":{`) },
+	"unsupported-version-no-data": func(o string) bool {
+		return modernLine(o, "m18", `"code":-32022`) && !modernLine(o, "m18", `"data"`)
+	},
+	"stateful-version":        func(o string) bool { return modernLine(o, "m19", `"error":{"code":-32022`) },
+	"modern-ping-served":      func(o string) bool { return modernLine(o, "m20", `"result":{`) },
+	"modern-subscribe-served": func(o string) bool { return modernLine(o, "m21", `"result":{`) },
+	"no-cache-hints":          func(o string) bool { return !modernLine(o, "m2", `"ttlMs"`) && modernLine(o, "m1", `"ttlMs"`) },
+	"negative-ttl":            func(o string) bool { return modernLine(o, "m2", `"ttlMs":-1`) },
+	"cache-scope-varies": func(o string) bool {
+		return modernLine(o, "m2", `"cacheScope":"public"`) && modernLine(o, "m3", `"cacheScope":"private"`)
+	},
+	"not-found-32002-modern":          func(o string) bool { return modernLine(o, "m11", `"error":{"code":-32002`) },
+	"not-found-empty-contents-modern": func(o string) bool { return modernLine(o, "m11", `"contents":[]`) },
+	"server-request-modern": func(o string) bool {
+		return strings.Contains(sessionOf(o, modernVersion), `"method":"roots/list"`)
+	},
+	"log-without-level": func(o string) bool {
+		return strings.Contains(sessionOf(o, modernVersion), `"method":"notifications/message"`)
+	},
+	"legacy-code-range": func(o string) bool {
+		return modernLine(o, "m12", `"code":-32001`) && modernLine(o, "m13", `"code":-32001`)
+	},
+	"header-mismatch-code": func(o string) bool {
+		return modernLine(o, "m12", `"code":-32020`) && modernLine(o, "m13", `"code":-32020`)
+	},
+	"list-varies":       func(o string) bool { return modernLine(o, "m23", "test://mcpconform-mock/appeared.txt") },
+	"extension-bad-key": func(o string) bool { return modernLine(o, "m1", `"extensions":{"mcpconform-mock":{}}`) },
+	"bad-traceparent":   func(o string) bool { return modernLine(o, "m2", `"traceparent":"not-a-trace-context"`) },
+	"legacy-initialize-unexplained": func(o string) bool {
+		return modernLine(o, "m24", `"error":{"code":-32600,"message":"Invalid request."}`)
+	},
+	"no-ack": func(o string) bool {
+		return !strings.Contains(sessionOf(o, modernVersion), "notifications/subscriptions/acknowledged")
+	},
+	"ack-grants-more": func(o string) bool {
+		return strings.Contains(o, `/subscriptionId":"L1"},"notifications":{"resourceSubscriptions":["test://static/hello.txt"],"resourcesListChanged":true}`)
+	},
+	"ack-after-update": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"},"uri":"test://static/hello.txt"}}`+"\n"+`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"`)
+	},
+	"subscription-id-as-string": func(o string) bool { return strings.Contains(o, `"io.modelcontextprotocol/subscriptionId":"77"`) },
+	"stream-after-cancel":       func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":"L1","result"`) },
+	"list-changed-unrequested": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/resources/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}`)
+	},
+	"list-changed-outside-stream": func(o string) bool {
+		return strings.Contains(sessionOf(o, modernVersion), `"method":"notifications/resources/list_changed"}`)
+	},
+	"cancelled-not-listen": func(o string) bool {
+		return strings.Contains(o, `"method":"notifications/cancelled","params":{"reason":"mockserver cancels an answered request","requestId":"m1"}`)
+	},
+
+	"hang-on-read": func(o string) bool { return !strings.Contains(o, `"contents":[`) },
 	"hostile-strings": func(o string) bool {
 		return strings.Contains(o, `\u003cscript\u003e`) && strings.Contains(o, `\u001b[31m`) && strings.Contains(o, `\udfff\ud800`)
 	},
 }
 
 func TestEveryFaultChangesOutput(t *testing.T) {
-	baseline, _ := runScript(t, nil, scriptVersions...)
+	versions := append(slices.Clone(scriptVersions), modernVersion)
+	baseline, _ := runScript(t, nil, versions...)
 	for name, effect := range faultEffects {
 		if effect(baseline) {
 			t.Errorf("the effect check of %s already holds for the correct server", name)
@@ -303,7 +418,7 @@ func TestEveryFaultChangesOutput(t *testing.T) {
 		}
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			out, _ := runScript(t, []string{f.Name}, scriptVersions...)
+			out, _ := runScript(t, []string{f.Name}, versions...)
 			if out == baseline {
 				t.Fatalf("the transcript is the same as the correct server's")
 			}
@@ -317,14 +432,24 @@ func TestEveryFaultChangesOutput(t *testing.T) {
 // TestFaultsLeaveTheRestAlone checks, for faults aimed at one message or
 // field, that stdout differs from the correct server's in few lines.
 func TestFaultsLeaveTheRestAlone(t *testing.T) {
-	baseline, _ := runScript(t, nil, "2025-11-25")
-	base := strings.Split(baseline, "\n")
-	for _, name := range []string{
+	leavesTheRestAlone(t, "2025-11-25",
 		"result-not-object", "cursor-not-string", "cursor-null", "resource-missing-name", "bad-priority",
 		"template-unbalanced", "template-missing-name", "not-found-no-data", "hostile-uri-leak",
-		"unknown-uri-32602", "subscribe-not-empty", "unsubscribe-error", "parse-error-bad-id", "ping-not-empty",
-	} {
-		out, _ := runScript(t, []string{name}, "2025-11-25")
+		"unknown-uri-32602", "subscribe-not-empty", "unsubscribe-error", "parse-error-bad-id", "ping-not-empty")
+	leavesTheRestAlone(t, modernVersion,
+		"discover-bad-shape", "negative-ttl", "cache-scope-varies", "no-result-type", "bad-result-type",
+		"envelope-not-required", "client-capabilities-not-required", "unsupported-version-served",
+		"unsupported-version-no-data", "stateful-version", "modern-ping-served", "modern-subscribe-served",
+		"not-found-32002-modern", "not-found-empty-contents-modern", "legacy-code-range", "header-mismatch-code",
+		"extension-bad-key", "legacy-initialize-unexplained", "ack-grants-more", "subscription-id-as-string")
+}
+
+func leavesTheRestAlone(t *testing.T, version string, faults ...string) {
+	t.Helper()
+	baseline, _ := runScript(t, nil, version)
+	base := strings.Split(baseline, "\n")
+	for _, name := range faults {
+		out, _ := runScript(t, []string{name}, version)
 		got := strings.Split(out, "\n")
 		if len(got) != len(base) {
 			t.Errorf("%s: %d lines, the correct server writes %d", name, len(got), len(base))
@@ -340,6 +465,17 @@ func TestFaultsLeaveTheRestAlone(t *testing.T) {
 			t.Errorf("%s changed %d lines, want 1 to 6", name, changed)
 		}
 	}
+}
+
+// modernLine reports whether the response to request id of the 2026-07-28
+// session holds want.
+func modernLine(out, id, want string) bool {
+	for _, l := range strings.Split(sessionOf(out, modernVersion), "\n") {
+		if strings.HasPrefix(l, `{"jsonrpc":"2.0","id":"`+id+`",`) {
+			return strings.Contains(l, want)
+		}
+	}
+	return false
 }
 
 // sessionOf cuts one version's session out of a runScript transcript.

@@ -22,6 +22,8 @@ type Fixture struct {
 	Server               Implementation        `json:"server"`
 	Instructions         string                `json:"instructions,omitempty"`
 	ProtocolVersions     []string              `json:"protocolVersions,omitempty"`
+	Eras                 []string              `json:"eras,omitempty"`
+	Cache                *CacheHints           `json:"cache,omitempty"`
 	Capabilities         Capabilities          `json:"capabilities"`
 	PageSize             PageSize              `json:"pageSize,omitzero"`
 	Resources            []Resource            `json:"resources,omitempty"`
@@ -35,6 +37,24 @@ type Fixture struct {
 
 // Name returns the file the fixture was read from.
 func (f *Fixture) Name() string { return f.name }
+
+// The protocol eras a fixture can serve: the initialize handshake
+// (2024-11-05 … 2025-11-25) and the per-request _meta of 2026-07-28.
+const (
+	EraLegacy = "legacy"
+	EraModern = "modern"
+)
+
+// CacheHints are the ttlMs and cacheScope of 2026-07-28 results
+// (server/discover, the lists and reads). Nil fields take the defaults,
+// DefaultTTLMs and "public".
+type CacheHints struct {
+	TTLMs *int   `json:"ttlMs,omitempty"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// DefaultTTLMs is the ttlMs of 2026-07-28 results when the fixture gives none.
+const DefaultTTLMs = 60000
 
 // Implementation is the serverInfo the mock announces.
 type Implementation struct {

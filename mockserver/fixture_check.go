@@ -161,13 +161,20 @@ func keyPath(path, key string) string {
 	return path + "['" + strings.ReplaceAll(key, "'", `\'`) + "']"
 }
 
-// The protocol versions the mock speaks, oldest first.
+// The protocol versions of the handshake era the mock speaks, oldest
+// first, and the version of the era without a handshake.
 var knownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+const modernVersion = "2026-07-28"
 
 // catalog is a fixture checked and prepared for serving.
 type catalog struct {
 	fx         *Fixture
-	versions   []string // supported, oldest first
+	versions   []string // handshake versions supported, oldest first; empty when legacy is off
+	legacy     bool     // the initialize handshake is served
+	modern     bool     // 2026-07-28 requests are served
+	ttlMs      int
+	cacheScope string
 	resources  []*entry
 	templates  []*templateEntry
 	tag        string // ties cursors to this fixture
@@ -206,20 +213,7 @@ func compile(f *Fixture) (*catalog, error) {
 	if c.pageTpl <= 0 {
 		c.pageTpl = DefaultPageSize
 	}
-	c.versions = knownVersions
-	if len(f.ProtocolVersions) > 0 {
-		c.versions = nil
-		for i, v := range f.ProtocolVersions {
-			if !slices.Contains(knownVersions, v) {
-				p.add(fmt.Sprintf("$.protocolVersions[%d]", i), "unknown protocol version %q; known: %s", v, strings.Join(knownVersions, ", "))
-			}
-		}
-		for _, v := range knownVersions {
-			if slices.Contains(f.ProtocolVersions, v) {
-				c.versions = append(c.versions, v)
-			}
-		}
-	}
+	checkEras(p, c, f)
 	if f.Server.Name == "" || f.Server.Version == "" {
 		p.add("$.server", "name and version are required")
 	}
@@ -298,6 +292,64 @@ func compile(f *Fixture) (*catalog, error) {
 	sum := sha256.Sum256(canon)
 	c.tag = hex.EncodeToString(sum[:4])
 	return c, nil
+}
+
+// checkEras works out which eras and versions the fixture serves. The eras
+// default to those protocolVersions covers; an era listed without a
+// version of it, or a version whose era is left out, is an error.
+func checkEras(p *problems, c *catalog, f *Fixture) {
+	all := append(slices.Clone(knownVersions), modernVersion)
+	listed := f.ProtocolVersions
+	if len(listed) == 0 {
+		listed = all
+	}
+	for i, v := range f.ProtocolVersions {
+		if !slices.Contains(all, v) {
+			p.add(fmt.Sprintf("$.protocolVersions[%d]", i), "unknown protocol version %q; known: %s", v, strings.Join(all, ", "))
+		}
+	}
+	var legacyVersions []string
+	for _, v := range knownVersions {
+		if slices.Contains(listed, v) {
+			legacyVersions = append(legacyVersions, v)
+		}
+	}
+	hasModern := slices.Contains(listed, modernVersion)
+	if len(f.Eras) == 0 {
+		c.legacy, c.modern = len(legacyVersions) > 0, hasModern
+	} else {
+		c.legacy, c.modern = slices.Contains(f.Eras, EraLegacy), slices.Contains(f.Eras, EraModern)
+		switch {
+		case c.modern && !hasModern:
+			p.add("$.eras", "the modern era needs protocol version %s in protocolVersions", modernVersion)
+		case !c.modern && hasModern && len(f.ProtocolVersions) > 0:
+			p.add("$.protocolVersions", "%s belongs to the modern era, which eras leaves out", modernVersion)
+		}
+		switch {
+		case c.legacy && len(legacyVersions) == 0:
+			p.add("$.eras", "the legacy era needs a handshake version (%s) in protocolVersions", strings.Join(knownVersions, ", "))
+		case !c.legacy && len(legacyVersions) > 0 && len(f.ProtocolVersions) > 0:
+			p.add("$.protocolVersions", "%s belong to the legacy era, which eras leaves out", strings.Join(legacyVersions, ", "))
+		}
+	}
+	if c.legacy {
+		c.versions = legacyVersions
+	}
+	c.ttlMs, c.cacheScope = DefaultTTLMs, "public"
+	if f.Cache != nil {
+		if t := f.Cache.TTLMs; t != nil {
+			if *t < 0 {
+				p.add("$.cache.ttlMs", "ttlMs %d is negative", *t)
+			}
+			c.ttlMs = *t
+		}
+		if sc := f.Cache.Scope; sc != "" {
+			if sc != "public" && sc != "private" {
+				p.add("$.cache.scope", "scope must be \"public\" or \"private\", not %q", sc)
+			}
+			c.cacheScope = sc
+		}
+	}
 }
 
 func checkTriggerURI(p *problems, path, u string) {

@@ -17,8 +17,17 @@ const (
 	v20251125 = "2025-11-25" // icons; serverInfo description and websiteUrl
 )
 
-// atLeast reports whether the negotiated version has what version v added.
-func (s *server) atLeast(v string) bool { return s.version >= v }
+// servingVersion is the version of the request being served: 2026-07-28
+// for a request in that era's envelope, else the negotiated one.
+func (s *server) servingVersion() string {
+	if s.req != nil {
+		return modernVersion
+	}
+	return s.version
+}
+
+// atLeast reports whether the version being served has what version v added.
+func (s *server) atLeast(v string) bool { return s.servingVersion() >= v }
 
 // knownClientCapabilities are the client capability keys of the versions
 // the mock speaks; only reject-unknown-capability looks at them.
@@ -26,8 +35,13 @@ var knownClientCapabilities = []string{"experimental", "roots", "sampling", "eli
 
 // initialize answers the initialize request (LIFE-03, LIFE-04, LIFE-05).
 func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
-	if s.initialized {
+	switch {
+	case !s.cat.legacy:
+		return nil, s.legacyRefused(params)
+	case s.initialized:
 		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: the session is already initialized."}
+	case s.sawModern && s.faults.has("legacy-initialize-unexplained"):
+		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request."}
 	}
 	var p struct {
 		ProtocolVersion *string                    `json:"protocolVersion"`
@@ -138,17 +152,22 @@ func (s *server) capabilities() object {
 	if len(fc.Experimental) > 0 {
 		caps["experimental"] = fc.Experimental
 	}
+	if s.req != nil && s.faults.has("extension-bad-key") {
+		caps["extensions"] = object{"mcpconform-mock": object{}}
+	}
 	return caps
 }
 
-// serverInfo is the Implementation object, cut to the negotiated version.
-func (s *server) serverInfo() object {
+// serverInfo is the Implementation object, cut to the version served.
+func (s *server) serverInfo() object { return s.serverInfoAt(s.servingVersion()) }
+
+func (s *server) serverInfoAt(version string) object {
 	si := s.cat.fx.Server
 	o := object{"name": si.Name, "version": si.Version}
-	if s.atLeast(v20250618) && si.Title != "" {
+	if version >= v20250618 && si.Title != "" {
 		o["title"] = si.Title
 	}
-	if s.atLeast(v20251125) {
+	if version >= v20251125 {
 		if si.Description != "" {
 			o["description"] = si.Description
 		}

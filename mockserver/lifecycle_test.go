@@ -25,6 +25,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 		{"1.0.0", "2025-11-25", nil},
 		{"", "2025-11-25", nil},
 		{"2024-10-07", "2025-11-25", nil},
+		{"2026-07-28", "2025-11-25", nil}, // no handshake in 2026-07-28: counter-offer
 	}
 	for _, tt := range tests {
 		t.Run(tt.requested, func(t *testing.T) {

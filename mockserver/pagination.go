@@ -82,6 +82,9 @@ func (s *server) page(list string, params json.RawMessage, n, size int) (page, *
 		}
 		offset = off
 	}
+	if faulty && s.req != nil {
+		s.req.laterPage = offset > 0
+	}
 	if faulty && params == nil && size > 1 && s.faults.has("no-params-differs") {
 		size--
 	}

@@ -265,10 +265,10 @@ func uriParam(params json.RawMessage) (string, *rpcError) {
 // ("Servers MUST validate all resource URIs").
 func validRequestURI(uri string) *rpcError {
 	if len(uri) > maxURILength {
-		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: the URI is longer than " + strconv.Itoa(maxURILength) + " bytes.", Data: object{"uri": uri}}
+		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: the URI is longer than " + strconv.Itoa(maxURILength) + " bytes.", Data: object{"uri": uri}, hostile: true}
 	}
 	if msg := uriProblem(uri, true); msg != "" {
-		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: " + msg + ".", Data: object{"uri": uri}}
+		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: " + msg + ".", Data: object{"uri": uri}, hostile: true}
 	}
 	return nil
 }
@@ -292,7 +292,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 		if s.faults.has("hostile-uri-leak") {
 			return s.readResult(uri, "text/plain", []byte("root:x:0:0:root:/root:/bin/bash\n"), true, false), nil
 		}
-		return nil, s.notFoundError(uri)
+		return nil, s.hostileNotFound(uri)
 	}
 	for _, t := range s.templates {
 		if t.tmpl == nil {
@@ -316,7 +316,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 	if !isASCII(uri) {
 		// A raw non-ASCII URI is a hostile probe (RES-READ-10): it gets an
 		// error even under unknown-uri-success.
-		return nil, s.notFoundError(uri)
+		return nil, s.hostileNotFound(uri)
 	}
 	return s.notFound(uri)
 }
@@ -435,11 +435,13 @@ func (s *server) encodeBlob(data []byte) string {
 }
 
 // notFound answers a read of a URI that nothing in the fixture matches:
-// -32002 with data.uri (RES-READ-05, RES-READ-07), unless an unknown-uri
-// fault says otherwise.
+// -32002 with data.uri up to 2025-11-25 (RES-READ-05 SHOULD, RES-READ-07),
+// -32602 with data.uri in 2026-07-28, where it is a MUST and empty
+// contents are forbidden (RES-READ-06), unless a fault says otherwise.
 func (s *server) notFound(uri string) (any, *rpcError) {
 	switch {
-	case s.faults.has("unknown-uri-success"):
+	case s.faults.has("unknown-uri-success"),
+		s.req != nil && s.faults.has("not-found-empty-contents-modern"):
 		return object{"contents": []any{}}, nil
 	case s.faults.has("unknown-uri-32602"):
 		return nil, s.notFoundCode(uri, codeInvalidParams)
@@ -449,8 +451,20 @@ func (s *server) notFound(uri string) (any, *rpcError) {
 	return nil, s.notFoundError(uri)
 }
 
+// notFoundError is the resource-not-found error of the version served.
 func (s *server) notFoundError(uri string) *rpcError {
-	return s.notFoundCode(uri, codeResourceNotFound)
+	switch {
+	case s.req == nil, s.faults.has("not-found-32002-modern"):
+		return s.notFoundCode(uri, codeResourceNotFound)
+	}
+	return s.notFoundCode(uri, codeInvalidParams)
+}
+
+// hostileNotFound is the not-found error for a URI that is a probe.
+func (s *server) hostileNotFound(uri string) *rpcError {
+	e := s.notFoundError(uri)
+	e.hostile = true
+	return e
 }
 
 func (s *server) notFoundCode(uri string, code int) *rpcError {

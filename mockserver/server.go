@@ -65,6 +65,16 @@ type server struct {
 	clientReady   bool   // notifications/initialized arrived
 	exitAfterInit bool
 
+	// The 2026-07-28 era. Requests carry everything themselves; what is
+	// kept here is the process's own state (streams, the list), what the
+	// dual-era switch needs, and what faults remember.
+	req          *modernRequest // the 2026-07-28 request being served, if any
+	sawModern    bool           // an enveloped request arrived (and no initialize yet)
+	discovered   bool           // server/discover was answered once
+	streams      []*stream      // open subscriptions/listen requests, oldest first
+	stuckVersion string         // stateful-version: the refused version that sticks
+	varied       bool           // list-varies changed the list
+
 	listed        []*entry // the current resource list
 	templates     []*templateEntry
 	fired         []bool // list-change triggers that already fired
@@ -143,6 +153,7 @@ func (s *server) finish(ctx context.Context, err error) error {
 	if err != io.EOF {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
+	s.closeStreams()
 	if s.delay != nil {
 		s.delay.stop()
 	}
@@ -286,6 +297,9 @@ var methods = map[string]struct {
 // dispatch runs a request. answer false means the request is never
 // answered (the hang faults).
 func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer bool) {
+	if s.modernTraffic(msg) {
+		return s.dispatchModern(msg)
+	}
 	h, ok := methods[msg.method]
 	if ok && !s.methodDeclared(msg.method) {
 		ok = false
@@ -300,19 +314,28 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	if !s.initialized && !h.preInit {
 		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
 	}
-	switch {
-	case msg.method == "resources/list" && s.faults.has("hang-on-list"),
-		msg.method == "resources/read" && s.faults.has("hang-on-read"):
+	if !s.proceed(msg.method) {
 		return nil, nil, false
-	case msg.method == "resources/read" && s.faults.has("crash-on-read"):
-		fmt.Fprintln(s.errOut, "mockserver: crashing on resources/read (crash-on-read)")
-		os.Exit(1)
 	}
 	result, rerr = h.handle(s, msg.params)
 	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
 		rerr.Code = codeInternalError
 	}
 	return result, rerr, true
+}
+
+// proceed applies the process faults that stop a request before its
+// handler: false means the request is never answered.
+func (s *server) proceed(method string) bool {
+	switch {
+	case method == "resources/list" && s.faults.has("hang-on-list"),
+		method == "resources/read" && s.faults.has("hang-on-read"):
+		return false
+	case method == "resources/read" && s.faults.has("crash-on-read"):
+		fmt.Fprintln(s.errOut, "mockserver: crashing on resources/read (crash-on-read)")
+		os.Exit(1)
+	}
+	return true
 }
 
 // methodDeclared reports whether the capabilities put a method on offer
@@ -338,12 +361,15 @@ func (s *server) methodDeclared(method string) bool {
 
 // notification handles a client notification. None is ever answered.
 func (s *server) notification(msg *incoming) {
-	if msg.method == "notifications/initialized" && s.initialized && !s.clientReady {
+	switch {
+	case msg.method == "notifications/initialized" && s.initialized && !s.clientReady:
 		s.clientReady = true
 		s.afterInitialized()
+	case msg.method == "notifications/cancelled":
+		// Only a listen stream can still be open: every other request is
+		// answered before the next line is read.
+		s.cancelStream(msg.params)
 	}
-	// notifications/cancelled and everything else: nothing to do, since
-	// every request is answered before the next line is read.
 }
 
 // notify queues a notification to follow the current response.

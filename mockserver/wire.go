@@ -33,6 +33,9 @@ type rpcError struct {
 	// request's shape (a missing or mistyped member), the only ones
 	// invalid-params-internal turns into -32603.
 	malformed bool
+	// hostile marks the refusal of a URI that is malformed or a probe
+	// (traversal, %00, raw non-ASCII): the code-range faults change these.
+	hostile bool
 }
 
 // invalidParams is the -32602 error for params of the wrong shape.
@@ -248,13 +251,7 @@ func (s *server) responseID(id json.RawMessage, target bool) []byte {
 	if id == nil {
 		return []byte("null")
 	}
-	if !utf8.Valid(id) {
-		// Never pass bytes that are not UTF-8 through: re-encode the value.
-		var v any
-		if json.Unmarshal(id, &v) == nil {
-			id = marshal(v)
-		}
-	}
+	id = safeID(id)
 	if !target {
 		return marshal(id)
 	}
@@ -271,6 +268,19 @@ func (s *server) responseID(id json.RawMessage, target bool) []byte {
 		return marshal(string(id))
 	}
 	return marshal(id)
+}
+
+// safeID is an id as it may be echoed: never bytes that are not UTF-8
+// (such a value is re-encoded).
+func safeID(id json.RawMessage) json.RawMessage {
+	if utf8.Valid(id) {
+		return id
+	}
+	var v any
+	if json.Unmarshal(id, &v) == nil {
+		return marshal(v)
+	}
+	return id
 }
 
 func (s *server) encodeError(e *rpcError) []byte {

@@ -18,6 +18,9 @@ func extraChecks() []*Check {
 			Spec:        "basic/lifecycle#initialization",
 			Description: "the initialize exchange completes first on a connection, and the session is judged under the negotiated version",
 			Run: func(r *Run) Finding {
+				if r.Fatal != "" && r.Config.SpecVersion == Modern {
+					return skip("2026-07-28 has no initialize; see discover-completes (LIFE-23)")
+				}
 				if r.Fatal != "" {
 					return Finding{Verdict: reports.Fail, Message: r.Fatal}
 				}
@@ -27,6 +30,12 @@ func extraChecks() []*Check {
 				}
 				return pass("initialize completed: " + strings.Join(parts, "; "))
 			},
+		},
+		{
+			ID: "discover-completes", Requirement: "LIFE-23", Level: "MUST", Area: "lifecycle",
+			Spec:        "server/discover",
+			Description: "a server of the 2026-07-28 era answers server/discover in the per-request envelope",
+			Run:         checkDiscoverCompletes,
 		},
 		{
 			ID: "server-speaks-stdio", Requirement: "STDIO-01", Level: "MUST", Area: "stdio",
@@ -515,4 +524,27 @@ func aboutBeyondSafeID(event string) bool {
 	}
 	id, _, _ := strings.Cut(rest, ")")
 	return beyondSafeInteger(json.RawMessage(id))
+}
+
+func checkDiscoverCompletes(r *Run) Finding {
+	for _, n := range r.Negotiation {
+		if n.Offered != Modern || n.ExtraCapabilities {
+			continue
+		}
+		s := n.Session
+		switch {
+		case s.Client == nil:
+			return Finding{Verdict: reports.Error, Message: "the era probe did not start: " + s.InitErr}
+		case s.InitErr == "":
+			return pass("server/discover lists " + Modern)
+		case r.Config.SpecVersion == Modern:
+			f := Finding{Verdict: reports.Fail, Message: s.InitErr, Client: s.Client, From: 0, To: -1}
+			if s.Init != nil && s.Init.Response != nil {
+				f.Actual = toAny(s.Init.Response.Raw)
+			}
+			return f
+		}
+		return skip("the server does not serve " + Modern + " (" + s.InitErr + ")")
+	}
+	return Finding{Verdict: reports.Error, Message: "no era probe was run"}
 }

@@ -33,7 +33,7 @@ func checkNoStrays(r *Run) Finding {
 	var actual []any
 	for _, c := range clients {
 		for _, s := range c.Strays() {
-			p.warn("server process %d left %s", c.Pid(), s)
+			p.warn("server process %d: %s", c.Pid(), s)
 			actual = append(actual, map[string]any{"serverPid": c.Pid(), "pid": s.Pid, "command": s.Command, "holds": s.Holds, "killed": s.Killed})
 			if first == nil {
 				first, firstSeq = c, strayEventSeq(c, s.Pid)

@@ -194,6 +194,16 @@ func (r *Run) runFresh(ctx context.Context, s *Session, t *vectors.Test, kind st
 	defer c.Close()
 	o.Client = c
 	r.setVersion(c, s.Version())
+	if kind == "fresh" && s.Modern {
+		// No handshake in 2026-07-28, but wait for the process to start so
+		// that listening windows do not count its start-up time.
+		params, _ := s.Envelope.Wrap(nil)
+		if x := c.CallWithin(ctx, r.Config.StartTimeout, "server/discover", params); !x.OK() {
+			o.Items = []*ItemObs{{Err: "server/discover in a fresh process failed: " + shortActual(x.Response, x.Err)}}
+			o.To = c.Transcript().Len()
+			return o
+		}
+	}
 	if kind == "fresh" && !s.Modern {
 		fs := &Session{Requested: s.Version(), Client: c, startTimeout: r.Config.StartTimeout}
 		fs.initialize(ctx)
