@@ -2,8 +2,10 @@ package mockclient
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -256,19 +258,20 @@ func (s *stderrTail) snapshot() []string {
 
 // drainStderr reads stderr until EOF so a chatty server never blocks on a
 // full pipe. Only the first lines go to the transcript; all are counted.
-func drainStderr(f *os.File, tail *stderrTail, t *Transcript, budget int) {
+func drainStderr(f io.Reader, tail *stderrTail, t *Transcript, budget int) {
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, err := r.ReadSlice('\n')
 		if len(line) > 0 {
-			full := len(line)
+			// Copy now: the next ReadSlice overwrites line.
+			s := strings.TrimRight(string(line), "\r\n")
+			full, last := len(line), line
 			for errors.Is(err, bufio.ErrBufferFull) {
 				// Skip the rest of an overlong line without keeping it.
-				var more []byte
-				more, err = r.ReadSlice('\n')
-				full += len(more)
+				last, err = r.ReadSlice('\n')
+				full += len(last)
 			}
-			s := strings.TrimRight(string(line), "\r\n")
+			full -= len(last) - len(bytes.TrimRight(last, "\r\n")) // the terminator
 			tail.add(s)
 			if budget > 0 {
 				budget--

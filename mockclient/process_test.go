@@ -255,3 +255,20 @@ func TestDeadlineWaitsForALineStillArriving(t *testing.T) {
 		t.Errorf("gave up after %s, want about 10 deadlines (1 s)", d)
 	}
 }
+
+func TestStderrLinesKeepTheirOwnText(t *testing.T) {
+	long := strings.Repeat("a", 100_000)
+	r := strings.NewReader("first\r\n" + long + "\n" + "last line\n")
+	tail := &stderrTail{max: 10}
+	tr := newTranscript(time.Now())
+	drainStderr(r, tail, tr, 10)
+	got := tail.snapshot()
+	if len(got) != 3 || got[0] != "first" || !strings.HasPrefix(got[1], "aaaa") || got[2] != "last line" {
+		t.Errorf("got tail %q", got)
+	}
+	for i, want := range []int{5, 100_000, 9} {
+		if e := tr.Entries()[i]; e.Len != want {
+			t.Errorf("entry %d: Len %d, want %d (the line without its terminator)", i, e.Len, want)
+		}
+	}
+}

@@ -22,9 +22,21 @@ type Stray struct {
 }
 
 func (s Stray) String() string {
-	verdict := "could not be killed"
-	if s.Killed {
-		verdict = "killed"
+	var ties []string
+	var pipes []string
+	for _, h := range s.Holds {
+		if h == "process group" {
+			ties = append(ties, "was still in its process group")
+		} else {
+			pipes = append(pipes, h)
+		}
 	}
-	return fmt.Sprintf("pid %d (%s) held the server's %s after shutdown; %s", s.Pid, s.Command, strings.Join(s.Holds, ", "), verdict)
+	if len(pipes) > 0 {
+		ties = append(ties, "held its "+strings.Join(pipes, ", "))
+	}
+	verdict := "killed"
+	if !s.Killed {
+		verdict = "could not be killed"
+	}
+	return fmt.Sprintf("pid %d (%s) %s after the server's shutdown; %s", s.Pid, s.Command, strings.Join(ties, " and "), verdict)
 }

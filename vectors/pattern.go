@@ -183,8 +183,12 @@ func compileOps(m map[string]any, path string) (*Pattern, error) {
 			}
 		case "$eq":
 		case "$min", "$max":
-			if _, ok := arg.(json.Number); !ok {
+			n, ok := arg.(json.Number)
+			if !ok {
 				return nil, fmt.Errorf("%s: want a number", at)
+			}
+			if _, ok := new(big.Float).SetString(n.String()); !ok {
+				return nil, fmt.Errorf("%s: %s is out of the range of numbers that can be compared", at, n)
 			}
 		default:
 			return nil, fmt.Errorf("%s: unknown operator %s", at, name)
@@ -395,7 +399,11 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 			if !ok {
 				return &Mismatch{path, "want a number, got " + typeName(v)}
 			}
-			a, _ := new(big.Float).SetString(n.String())
+			a, ok := new(big.Float).SetString(n.String())
+			if !ok {
+				// JSON allows exponents no float can hold (1e99999999999).
+				return &Mismatch{path, fmt.Sprintf("%s is out of the range of numbers that can be compared", n)}
+			}
 			b, _ := new(big.Float).SetString(o.arg.(json.Number).String())
 			c := a.Cmp(b)
 			if (o.name == "$min" && c < 0) || (o.name == "$max" && c > 0) {
@@ -510,7 +518,10 @@ func equal(a, b any) bool {
 		}
 		x, ok1 := new(big.Float).SetString(an.String())
 		y, ok2 := new(big.Float).SetString(bn.String())
-		return ok1 && ok2 && x.Cmp(y) == 0
+		if !ok1 || !ok2 {
+			return an == bn // beyond big.Float: only the same text is equal
+		}
+		return x.Cmp(y) == 0
 	}
 	ab, _ := json.Marshal(a)
 	bb, _ := json.Marshal(b)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mcpconform/mcpconform/suite"
@@ -35,10 +36,18 @@ func labels(level, area string, flags []string) []string {
 	return append([]string{"level:" + level, "area:" + area}, flags...)
 }
 
+// requirementEntry is one row of the coverage listing: a catalogue
+// requirement with the checks that test it, or why none does.
+type requirementEntry struct {
+	suite.Requirement
+	Checks []string `json:"checks"`
+}
+
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...]}")
+	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -48,21 +57,51 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	entries := listChecks(files)
+	reqs := coverage(entries)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"checks": entries}); err != nil {
+		if err := enc.Encode(map[string]any{"requirements": reqs, "checks": entries}); err != nil {
 			return exitUsage
 		}
 		return exitConformant
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHECK\tREQUIREMENT\tLEVEL\tSPEC")
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
+	if *byCheck {
+		fmt.Fprintln(tw, "CHECK\tREQUIREMENT\tLEVEL\tSPEC")
+		for _, e := range entries {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
+		}
+		tw.Flush()
+		return exitConformant
+	}
+	tested := 0
+	fmt.Fprintln(tw, "REQUIREMENT\tLEVEL\tVERSIONS\tTESTED BY")
+	for _, r := range reqs {
+		by := strings.Join(r.Checks, ", ")
+		if len(r.Checks) == 0 {
+			by = "not tested: " + r.Untested
+		} else {
+			tested++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, clip(r.Level, 20), clip(r.Versions, 24), by)
 	}
 	tw.Flush()
+	fmt.Fprintf(stdout, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)\n", len(reqs), tested, len(entries), len(reqs)-tested)
 	return exitConformant
+}
+
+// coverage maps the catalogue to the checks that test each requirement.
+func coverage(entries []checkEntry) []requirementEntry {
+	by := map[string][]string{}
+	for _, e := range entries {
+		by[e.Requirement] = append(by[e.Requirement], e.ID)
+	}
+	var out []requirementEntry
+	for _, r := range suite.Requirements() {
+		out = append(out, requirementEntry{Requirement: r, Checks: append([]string{}, by[r.ID]...)})
+	}
+	return out
 }
 
 func listChecks(files []*vectors.File) []checkEntry {
@@ -77,4 +116,12 @@ func listChecks(files []*vectors.File) []checkEntry {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })
 	return out
+}
+
+// clip shortens a catalogue cell for the table; --json has it whole.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
