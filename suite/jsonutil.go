@@ -57,7 +57,16 @@ func arr(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return mockclient.SplitArray(raw)
 }
 
+// maxEvidence bounds a JSON value kept as a result's Expected or Actual:
+// a report shows evidence, it does not archive a 50 MB response.
+const maxEvidence = 64 * 1024
+
+// toAny decodes raw for a report. A value over maxEvidence is kept as the
+// start of its text with its full size.
 func toAny(raw json.RawMessage) any {
+	if len(raw) > maxEvidence {
+		return map[string]any{"truncated": string(raw[:4096]), "bytes": len(raw)}
+	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)

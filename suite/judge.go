@@ -215,6 +215,10 @@ func outcomeSummary(oc vectors.Outcome, b map[string]string) string {
 }
 
 func compact(raw json.RawMessage) string {
+	if len(raw) > maxEvidence {
+		// Only 160 characters are shown: do not re-encode a huge value.
+		return clipString(string(raw), 160)
+	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
@@ -226,11 +230,7 @@ func compact(raw json.RawMessage) string {
 // describe is the Actual of a result: the response, or what happened instead.
 func describe(resp *mockclient.Message, err error) any {
 	if resp != nil {
-		var v any
-		if json.Unmarshal(resp.Raw, &v) == nil {
-			return v
-		}
-		return string(resp.Raw)
+		return toAny(resp.Raw)
 	}
 	if err != nil {
 		return map[string]string{"noResponse": err.Error()}
