@@ -3,6 +3,7 @@ package suite_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,42 @@ func TestEveryFaultIsDetected(t *testing.T) {
 				}
 				t.Errorf("fault %s breaks %s (%s) but no result for %s is %s; fatal=%q; results for it: %v; non-passing results:%s",
 					f.Name, f.Requirement, f.Level, f.Requirement, want, run.Fatal, same, summarize(results))
+			}
+		})
+	}
+}
+
+// TestExampleFixturesAreConformant: the mock server serves every example
+// fixture it ships, and the whole suite passes against each, in every
+// version the fixture serves.
+func TestExampleFixturesAreConformant(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "mockserver", "testdata", "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no example fixtures found: %v", err)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			t.Parallel()
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := mockConfig()
+			cfg.Env = append(cfg.Env, "MCPCONFORM_TEST_FIXTURE="+abs)
+			cfg.SpecVersion = "all"
+			cfg.Timeout = 5 * time.Second
+			run, err := suite.Execute(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Fatal != "" {
+				t.Fatalf("the mock did not start with %s: %s", p, run.Fatal)
+			}
+			for _, r := range suite.Judge(run) {
+				switch r.Verdict {
+				case reports.Fail, reports.Warn, reports.Error:
+					t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+				}
 			}
 		})
 	}

@@ -50,7 +50,10 @@ type Session struct {
 	Modern   bool
 	Envelope mockclient.Envelope
 	// ModernObs is what only a 2026-07-28 session observes.
-	ModernObs     *ModernObs
+	ModernObs *ModernObs
+	// resourcesNow is the resource list as re-read after a list change
+	// (nil while discovery's list is current).
+	resourcesNow  *ListObs
 	startTimeout  time.Duration // the deadline of initialize
 	discoveryDone bool
 }

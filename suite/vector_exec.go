@@ -106,7 +106,11 @@ func (r *Run) items(t *vectors.Test, s *Session) []map[string]string {
 	switch t.Foreach {
 	case "resource":
 		var out []map[string]string
-		for _, it := range s.Resources.Items {
+		items := s.Resources.Items
+		if s.resourcesNow != nil {
+			items = s.resourcesNow.Items
+		}
+		for _, it := range items {
 			var res struct {
 				URI  string `json:"uri"`
 				Name string `json:"name"`
@@ -158,8 +162,39 @@ func expandSample(tpl string) (expanded, firstVar string, err error) {
 	return expanded, firstVar, err
 }
 
+// refreshResources lists the resources again when the server announced a
+// list change since they were last listed, so that a test run for each
+// resource uses the current list, not the one discovery saw.
+func (s *Session) refreshResources(ctx context.Context) {
+	last := s.Resources
+	if s.resourcesNow != nil {
+		last = *s.resourcesNow
+	}
+	if len(last.Pages) == 0 {
+		return
+	}
+	if s.Modern {
+		// 2026-07-28 announces list changes only on listen streams, which
+		// may not have been open: list again.
+		now := s.list(ctx, "resources/list", "resources")
+		s.resourcesNow = &now
+		return
+	}
+	since := last.Pages[len(last.Pages)-1].RecvSeq
+	for _, in := range listChanged(s) {
+		if in.Seq > since {
+			now := s.list(ctx, "resources/list", "resources")
+			s.resourcesNow = &now
+			return
+		}
+	}
+}
+
 // runVector executes a test in the shared session s.
 func (r *Run) runVector(ctx context.Context, s *Session, t *vectors.Test) *VectorObs {
+	if t.Foreach == "resource" {
+		s.refreshResources(ctx)
+	}
 	o := &VectorObs{Test: t, Version: s.Version(), Client: s.Client}
 	if o.Skip = skipReason(t, s); o.Skip != "" {
 		return o
