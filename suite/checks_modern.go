@@ -561,11 +561,11 @@ func checkListenCancel(s *Session) Finding {
 	p := &problems{}
 	notes, resp := l.Streams[0].Messages()
 	for _, in := range notes {
-		if in.Seq > l.CancelSeq {
+		if in.Seq > l.CancelSeq+1 {
 			p.fail("%s for the cancelled stream %s arrived after the cancellation", clipString(in.Msg.Method, 50), l.Streams[0].ID)
 		}
 	}
-	if resp != nil && resp.Seq > l.CancelSeq {
+	if resp != nil && resp.Seq > l.CancelSeq+1 {
 		p.fail("a response to the cancelled listen request %s arrived after the cancellation", l.Streams[0].ID)
 	}
 	return p.finding("nothing more for the stream after notifications/cancelled")

@@ -36,11 +36,16 @@ func plan(r *Run) []spec {
 	for i, v := range r.Versions {
 		s := r.Sessions[v]
 		for _, c := range Checks() {
-			if c.Run != nil && i > 0 {
-				continue // whole-run checks are judged once
+			if c.Run != nil {
+				// Whole-run checks are judged once: under the first judged
+				// version they apply to.
+				if runVersion(r, c) != v {
+					continue
+				}
 			}
 			specs = append(specs, spec{area: c.Area, id: c.ID, judge: func() reports.Result { return JudgeCheck(c, r, s) }})
 		}
+		_ = i
 		for _, o := range r.Vectors {
 			if o.Version == v {
 				specs = append(specs, spec{area: o.Test.File.Area, id: o.Test.ID, judge: func() reports.Result { return JudgeVector(o) }})
@@ -129,4 +134,16 @@ func compactResults(in []reports.Result) []reports.Result {
 		}
 	}
 	return out
+}
+
+// runVersion is the version a whole-run check is judged under: the first
+// judged version it applies to, or the first judged version (where it
+// will be skipped, with the reason) when it applies to none.
+func runVersion(r *Run, c *Check) string {
+	for _, v := range r.Versions {
+		if len(c.Versions) == 0 || contains(c.Versions, v) {
+			return v
+		}
+	}
+	return r.Versions[0]
 }

@@ -16,7 +16,8 @@ type ListenObs struct {
 	// Filters are what each stream asked for.
 	Filters [2]map[string]any
 	Streams [2]*mockclient.Stream
-	// CancelSeq is the transcript position right after stream 0 was cancelled.
+	// CancelSeq is the transcript position of the cancellation of stream 0:
+	// anything later was sent after the server could know of it.
 	CancelSeq int
 	// End is the transcript position when the probe finished.
 	End int
@@ -69,15 +70,19 @@ func (s *Session) listenProbe(ctx context.Context) *ListenObs {
 	if l.URI != "" {
 		// A read may be what changes the resource on some servers.
 		s.call(ctx, "resources/read", map[string]any{"uri": l.URI})
-		l.Streams[0].WaitFor("notifications/resources/updated", 150*time.Millisecond)
+		s.settle(ctx, l.Streams[0].Seq, 150*time.Millisecond, func(m *mockclient.Message) bool {
+			return m.Method == "notifications/resources/updated" && l.Streams[0].Belongs(m)
+		})
 	}
-	_ = l.Streams[0].Cancel()
+	// Taken before the cancellation is written: anything recorded after the
+	// cancel notification has a higher sequence number.
 	l.CancelSeq = s.Client.Transcript().Len()
+	_ = l.Streams[0].Cancel()
 	if l.URI != "" {
 		s.call(ctx, "resources/read", map[string]any{"uri": l.URI})
 	}
 	// Nothing may come for the cancelled stream; give a stray message time to show.
-	s.Client.WaitInbound(l.CancelSeq, 150*time.Millisecond, func(m *mockclient.Message) bool {
+	s.settle(ctx, l.CancelSeq, 150*time.Millisecond, func(m *mockclient.Message) bool {
 		return l.Streams[0].Belongs(m)
 	})
 	_ = l.Streams[1].Cancel()

@@ -408,14 +408,14 @@ func (s *Session) subscribeRoundTrip(ctx context.Context, uri string) {
 	sub.Subscribe = s.Client.Call(ctx, "resources/subscribe", map[string]any{"uri": uri})
 	from := s.Client.Transcript().Len()
 	s.Client.Call(ctx, "resources/read", map[string]any{"uri": uri})
-	s.Client.WaitInbound(from, 150*time.Millisecond, func(m *mockclient.Message) bool {
+	s.settle(context.Background(), from, 150*time.Millisecond, func(m *mockclient.Message) bool {
 		return m.Method == "notifications/resources/updated"
 	})
 	sub.Unsubscribe = s.Client.Call(ctx, "resources/unsubscribe", map[string]any{"uri": uri})
 	sub.UnsubscribedSeq = s.Client.Transcript().Len()
 	// A read after unsubscribing: no update may follow for uri.
 	s.Client.Call(ctx, "resources/read", map[string]any{"uri": uri})
-	s.Client.WaitInbound(sub.UnsubscribedSeq, 100*time.Millisecond, func(m *mockclient.Message) bool {
+	s.settle(context.Background(), sub.UnsubscribedSeq, 100*time.Millisecond, func(m *mockclient.Message) bool {
 		return m.Method == "notifications/resources/updated"
 	})
 }
@@ -429,4 +429,20 @@ func clipString(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// settle waits for a message matching pred that arrived after transcript
+// position from. A server that answers a follow-up request has handled what
+// came before it, so the wait ends a short grace after that answer instead
+// of lasting the whole window.
+func (s *Session) settle(ctx context.Context, from int, window time.Duration, pred func(*mockclient.Message) bool) *mockclient.Inbound {
+	deadline := time.Now().Add(window)
+	method, params := "ping", any(nil)
+	if s.Modern {
+		method = "server/discover"
+	}
+	if x := s.call(ctx, method, params); x.OK() {
+		return s.Client.WaitInbound(from, max(min(25*time.Millisecond, time.Until(deadline)), 0), pred)
+	}
+	return s.Client.WaitInbound(from, max(time.Until(deadline), 0), pred)
 }

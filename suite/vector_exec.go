@@ -301,7 +301,15 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, s *Session, t 
 				// waits for it to start (a never-initialized probe).
 				timeout = max(timeout, r.Config.StartTimeout)
 			}
-			it.X = c.CallIDWithin(ctx, timeout, id, st.Request.Method, p)
+			if st.Request.TimeoutMs > 0 {
+				timeout = min(timeout, time.Duration(st.Request.TimeoutMs)*time.Millisecond)
+			}
+			method, err := vectors.ExpandString(st.Request.Method, b)
+			if err != nil {
+				it.Err = err.Error()
+				return it
+			}
+			it.X = c.CallIDWithin(ctx, timeout, id, method, p)
 		case st.Notify != nil:
 			params, err := vectors.Expand(st.Notify.Params, b)
 			if err != nil {

@@ -97,6 +97,9 @@ type Call struct {
 	// Envelope false sends params as written in a 2026-07-28 session,
 	// without the per-request _meta (for probes of the envelope rules).
 	Envelope *bool `json:"envelope,omitempty"`
+	// TimeoutMs shortens the request's deadline, for probes where silence
+	// is a recorded outcome rather than a fault.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // Outcome is one acceptable (or graded) outcome.
