@@ -559,13 +559,22 @@ func checkListenCancel(s *Session) Finding {
 		return Finding{Verdict: reports.Error, Message: why}
 	}
 	p := &problems{}
+	// The cancel notification's own position: what the server wrote after
+	// it, it wrote knowing the stream was cancelled.
+	cancelAt := l.CancelSeq
+	for _, e := range s.Client.Transcript().Slice(l.CancelSeq, -1) {
+		if e.Dir == mockclient.Send && len(e.Msgs) == 1 && e.Msgs[0].Method == "notifications/cancelled" {
+			cancelAt = e.Seq
+			break
+		}
+	}
 	notes, resp := l.Streams[0].Messages()
 	for _, in := range notes {
-		if in.Seq > l.CancelSeq+1 {
+		if in.Seq > cancelAt {
 			p.fail("%s for the cancelled stream %s arrived after the cancellation", clipString(in.Msg.Method, 50), l.Streams[0].ID)
 		}
 	}
-	if resp != nil && resp.Seq > l.CancelSeq+1 {
+	if resp != nil && resp.Seq > cancelAt {
 		p.fail("a response to the cancelled listen request %s arrived after the cancellation", l.Streams[0].ID)
 	}
 	return p.finding("nothing more for the stream after notifications/cancelled")

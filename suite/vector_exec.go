@@ -381,13 +381,21 @@ func heardFrom(c *mockclient.Client) bool {
 
 // probeAlive sends the request every live server answers: ping, or
 // server/discover in the 2026-07-28 era, where ping no longer exists.
+//
+// A live server answers at once, so the wait is at most aliveDeadline (or
+// the request deadline, if shorter): a server wedged by a probe should not
+// cost a full request deadline to recognise.
 func (r *Run) probeAlive(ctx context.Context, c *mockclient.Client, s *Session) *mockclient.Exchange {
+	timeout := min(c.Timeout(), aliveDeadline)
 	if s.Modern {
 		params, _ := s.Envelope.Wrap(nil)
-		return c.Call(ctx, "server/discover", params)
+		return c.CallWithin(ctx, timeout, "server/discover", params)
 	}
-	return c.Call(ctx, "ping", nil)
+	return c.CallWithin(ctx, timeout, "ping", nil)
 }
+
+// aliveDeadline bounds the liveness probe after a robustness probe.
+const aliveDeadline = 3 * time.Second
 
 // listen returns a response that answers no pending request and arrived
 // after transcript position from: a reply to a notification or raw line.

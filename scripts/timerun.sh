@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Times whole mcpconform runs, the median of N (default 7) of each:
+#   - the default run against the reference server (`mcpconform`, no arguments),
+#   - the default run against the go-sdk server of internal/testservers,
+#   - the default run against @modelcontextprotocol/server-everything (needs node
+#     and internal/testservers/setup.sh), and, for comparison, that server's own
+#     cost: one process spawned, initialized, asked resources/list and three
+#     resources/read by a tiny client, then closed.
+# For each run it also reports how many server processes it started (the JSON
+# report's target.processes), the CPU time of the whole process tree, and the
+# peak RSS of the mcpconform process (with /usr/bin/time -v: Debian package
+# `time`, installed here when missing and running as root).
+#
+#   scripts/timerun.sh [-n N]
+#
+# Figures measured with it are in docs/performance.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=7
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) runs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N]" >&2; exit 2 ;;
+  esac
+done
+
+if [ ! -x /usr/bin/time ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null; } || true
+fi
+have_time=false
+[ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1 && have_time=true
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "building mcpconform and the go-sdk test server ..."
+go build -o "$tmp/mcpconform" ./cmd/mcpconform
+go build -o "$tmp/gosdk" ./internal/testservers/gosdk
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# median prints the median of its arguments.
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+# cpu_now sets CPU to the user+system CPU milliseconds of every child this
+# shell has waited for so far (`times` must run in this shell, not a subshell).
+cpu_now() {
+  times >"$tmp/times.txt"
+  CPU=$(awk 'NR==2 {split($1,u,/[ms]/); split($2,s,/[ms]/); printf "%d\n", (u[1]*60+u[2]+s[1]*60+s[2])*1000}' "$tmp/times.txt")
+}
+
+# time_run NAME [SERVER ARGV...]: runs `mcpconform [-- SERVER ARGV]` N times;
+# prints the median wall time, the median CPU time of the process tree, the
+# processes started and the peak RSS.
+time_run() {
+  local name="$1"; shift
+  local server=() walls=() cpus=() t0 t1 c0 c1 rss="n/a" procs="n/a"
+  [ $# -gt 0 ] && server=(-- "$@")
+  for i in $(seq "$runs"); do
+    cpu_now; c0=$CPU; t0=$(now_ms)
+    "$tmp/mcpconform" --quiet "${server[@]}" >/dev/null 2>&1 || true
+    t1=$(now_ms); cpu_now; c1=$CPU
+    walls+=($((t1 - t0))); cpus+=($((c1 - c0)))
+  done
+  # One more run, not timed, for the report and the peak RSS.
+  rm -f "$tmp/report.json"
+  if $have_time; then
+    /usr/bin/time -v -o "$tmp/time.txt" "$tmp/mcpconform" --quiet --json "$tmp/report.json" "${server[@]}" >/dev/null 2>&1 || true
+    # ru_maxrss of the children: the largest single process of the tree (mcpconform or a server).
+    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f MB", $2/1024}' "$tmp/time.txt")
+  else
+    "$tmp/mcpconform" --quiet --json "$tmp/report.json" "${server[@]}" >/dev/null 2>&1 || true
+  fi
+  procs=$(grep -o '"processes": *[0-9]*' "$tmp/report.json" | grep -o '[0-9]*$' || echo "n/a")
+  printf '%-34s wall %6s ms (median of %d; min %s, max %s)  cpu %6s ms  processes %s  peak RSS (largest process) %s\n' \
+    "$name" "$(median "${walls[@]}")" "$runs" "$(printf '%s\n' "${walls[@]}" | sort -n | head -1)" \
+    "$(printf '%s\n' "${walls[@]}" | sort -n | tail -1)" "$(median "${cpus[@]}")" "$procs" "$rss"
+}
+
+# one_session ARGV...: spawns the server, initializes, lists resources, reads
+# three of them, closes stdin and waits for the exit: the server's own cost of
+# one session, with no harness in between.
+one_session() {
+  coproc SRV { "$@" 2>/dev/null; }
+  local out="${SRV[1]}" in="${SRV[0]}" pid="$SRV_PID" line id
+  echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"timerun","version":"0"}}}' >&"$out"
+  wait_for 1
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"$out"
+  echo '{"jsonrpc":"2.0","id":2,"method":"resources/list"}' >&"$out"
+  wait_for 2
+  for id in 3 4 5; do
+    echo '{"jsonrpc":"2.0","id":'"$id"',"method":"resources/read","params":{"uri":"demo://resource/static/document/architecture.md"}}' >&"$out"
+    wait_for "$id"
+  done
+  eval "exec ${out}>&-"
+  wait "$pid" 2>/dev/null || true
+}
+
+# wait_for ID: reads server lines until the response with that id.
+wait_for() {
+  local line
+  while IFS= read -r -t 30 line <&"$in"; do
+    case "$line" in *'"id":'"$1"[,}]*) return 0 ;; esac
+  done
+  echo "timerun: no response with id $1" >&2
+  return 1
+}
+
+time_session() {
+  local walls=() cpus=() t0 t1 c0 c1
+  for i in $(seq "$runs"); do
+    cpu_now; c0=$CPU; t0=$(now_ms)
+    one_session "$@"
+    t1=$(now_ms); cpu_now; c1=$CPU
+    walls+=($((t1 - t0))); cpus+=($((c1 - c0)))
+  done
+  printf '%-34s wall %6s ms (median of %d)  cpu %6s ms\n' "server-everything, one session" \
+    "$(median "${walls[@]}")" "$runs" "$(median "${cpus[@]}")"
+}
+
+echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+time_run "reference server (mcpconform)"
+time_run "go-sdk server" "$tmp/gosdk"
+
+everything=""
+if command -v node >/dev/null; then
+  pkg=internal/testservers/ts/node_modules/@modelcontextprotocol/server-everything
+  if [ -f "$pkg/package.json" ]; then
+    bin=$(node -e 'console.log(require(process.argv[1]).bin["mcp-server-everything"])' "$PWD/$pkg/package.json")
+    everything="$PWD/$pkg/$bin"
+  fi
+fi
+if [ -n "$everything" ]; then
+  time_run "server-everything" node "$everything" stdio
+  time_session node "$everything" stdio
+else
+  echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
+fi
