@@ -101,7 +101,7 @@ func script(t *testing.T, version string) string {
 		id++
 		lines = append(lines, request(fmt.Sprint(id), method, params))
 	}
-	lines = append(lines, request(`"pre"`, "ping", nil))
+	lines = append(lines, request(`"pre"`, "ping", nil), request(`"pre-list"`, "resources/list", nil))
 	p := initParams(version)
 	p["capabilities"] = map[string]any{"x-unknown": map[string]any{}}
 	req("initialize", p)
@@ -137,6 +137,10 @@ func script(t *testing.T, version string) string {
 		`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"resources/templates/list"}]`,
 	)
 	req("ping", nil)
+	// Added late so that the ids above stay put.
+	lines = append(lines, notification("notifications/initialized", map[string]any{}))
+	req("ping", map[string]any{"_meta": map[string]any{"com.example.mcpconform/probe": "x"}})
+	req("resources/list", map[string]any{"_meta": map[string]any{"progressToken": "p1"}})
 	return strings.Join(lines, "\n") + "\n"
 }
 
@@ -182,6 +186,9 @@ func modernScript(t *testing.T) string {
 	lines = append(lines, notification("notifications/cancelled", map[string]any{"requestId": 77}))
 	// A stream left open is closed at EOF; then a legacy initialize.
 	lines = append(lines, request(`"L3"`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{}})))
+	// The last listed resource, and an envelope without clientInfo.
+	req("resources/read", map[string]any{"uri": cat.resources[len(cat.resources)-1].URI})
+	raw("resources/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: map[string]any{}}})
 	raw("initialize", initParams("2025-11-25"))
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -248,7 +255,7 @@ var faultEffects = map[string]func(out string) bool{
 	"batch-unsupported":         func(o string) bool { return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) },
 	"batch-after-2025-03":       func(o string) bool { return strings.Count(o, `[{"jsonrpc":"2.0","id":"b1"`) == len(scriptVersions) },
 	"no-parse-error":            func(o string) bool { return !strings.Contains(o, "-32700") },
-	"no-invalid-request":        func(o string) bool { return !strings.Contains(o, "-32600") },
+	"no-invalid-request":        func(o string) bool { return !strings.Contains(o, `"code":-32600,"message":"Invalid request`) },
 	"unknown-method-wrong-code": func(o string) bool { return strings.Contains(o, `"error":{"code":-32602,"message":"Method not found`) },
 	"invalid-params-internal":   func(o string) bool { return strings.Contains(o, `{"code":-32603,"message":"Invalid params: uri`) },
 	"multiline-error-message":   func(o string) bool { return strings.Contains(o, `\ngoroutine 1`) },
@@ -375,7 +382,7 @@ var faultEffects = map[string]func(out string) bool{
 	"extension-bad-key": func(o string) bool { return modernLine(o, "m1", `"extensions":{"mcpconform-mock":{}}`) },
 	"bad-traceparent":   func(o string) bool { return modernLine(o, "m2", `"traceparent":"not-a-trace-context"`) },
 	"legacy-initialize-unexplained": func(o string) bool {
-		return modernLine(o, "m24", `"error":{"code":-32600,"message":"Invalid request."}`)
+		return modernLine(o, "m26", `"error":{"code":-32600,"message":"Invalid request."}`)
 	},
 	"no-ack": func(o string) bool {
 		return !strings.Contains(sessionOf(o, modernVersion), "notifications/subscriptions/acknowledged")

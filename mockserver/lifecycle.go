@@ -133,9 +133,9 @@ func (s *server) listChanged() bool {
 func (s *server) capabilities() object {
 	caps := object{}
 	fc := s.cat.fx.Capabilities
-	if fc.Resources != nil && !s.faults.has("undeclared-resources") {
+	if fc.Resources != nil && !s.faults.has("undeclared-resources") && !(s.req == nil && s.faults.has("undeclared-resources-wrong-code")) {
 		r := object{}
-		if fc.Resources.Subscribe {
+		if fc.Resources.Subscribe && !s.faults.has("subscribe-undeclared-served") {
 			r["subscribe"] = true
 		}
 		if s.faults.has("capabilities-bad-types") {
@@ -144,10 +144,16 @@ func (s *server) capabilities() object {
 		if s.listChanged() {
 			r["listChanged"] = true
 		}
+		if s.faults.has("list-changed-not-boolean") {
+			r["listChanged"] = "yes"
+		}
 		caps["resources"] = r
 	}
 	if fc.Logging != nil {
 		caps["logging"] = object{}
+	}
+	if s.req == nil && s.faults.has("completion-bad-result") {
+		caps["completions"] = object{}
 	}
 	if len(fc.Experimental) > 0 {
 		caps["experimental"] = fc.Experimental
@@ -233,6 +239,10 @@ func (s *server) afterInitialized() {
 	}
 	if s.faults.has("server-request-bad-id") {
 		s.request(json.RawMessage("1.5"), "ping", nil)
+	}
+	if s.faults.has("server-request-id-reused") {
+		s.request(json.RawMessage(`"srv-1"`), "ping", nil)
+		s.request(json.RawMessage(`"srv-1"`), "ping", nil)
 	}
 }
 

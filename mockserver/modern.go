@@ -33,9 +33,10 @@ const (
 // modernRequest is the 2026-07-28 request being served. It lives for one
 // request only: nothing of it carries over to the next (LIFE-24).
 type modernRequest struct {
-	id        json.RawMessage
-	laterPage bool // a resources/list page after the first (cache-scope-varies)
-	noAnswer  bool // the request stays open: subscriptions/listen
+	id            json.RawMessage
+	laterPage     bool // a resources/list page after the first (cache-scope-varies)
+	inputRequired bool // the input-required faults answer this read with input_required
+	noAnswer      bool // the request stays open: subscriptions/listen
 }
 
 // requestMeta returns the members of params._meta; nil when params or
@@ -183,6 +184,9 @@ func (s *server) checkEnvelope(params json.RawMessage) *rpcError {
 		s.stuckVersion = ""
 		return s.unsupportedVersion(v)
 	}
+	if _, ok := meta[metaClientInfo]; !ok && s.faults.has("client-info-required") {
+		return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaClientInfo + `"] must name the client.`}
+	}
 	caps, hasCaps := meta[metaClientCapabilities]
 	caps = bytes.TrimSpace(caps)
 	if (!hasCaps || len(caps) == 0 || caps[0] != '{') && !s.faults.has("client-capabilities-not-required") {
@@ -244,11 +248,16 @@ func (s *server) afterFirstDiscover() {
 	if s.faults.has("log-without-level") {
 		s.notify("notifications/message", object{"level": "info", "logger": "mockserver", "data": "server/discover answered"})
 	}
-	if s.faults.has("server-request-modern") {
+	if s.faults.has("server-request-modern") || s.faults.has("server-request-modern-stdio") {
 		s.request(s.newID(), "roots/list", nil)
 	}
 	if s.faults.has("list-changed-outside-stream") {
 		s.notify("notifications/resources/list_changed", nil)
+	}
+	if s.faults.has("stream-notification-before-listen") && len(s.listed) > 0 {
+		params := s.updatedParams(s.listed[0].URI)
+		params["_meta"] = object{metaSubscriptionID: "mcpconform-mock-early"}
+		s.notify("notifications/resources/updated", params)
 	}
 	if s.faults.has("cancelled-not-listen") {
 		s.notify("notifications/cancelled", object{"requestId": safeID(s.req.id), "reason": "mockserver cancels an answered request"})
@@ -273,10 +282,15 @@ func (s *server) decorate(method string, result any) any {
 			r["resultType"] = "done"
 		}
 	}
+	if s.req.inputRequired {
+		r = s.inputRequired()
+	}
 	if meta := s.resultMeta(r["_meta"]); len(meta) > 0 {
 		r["_meta"] = meta
 	}
-	if !slices.Contains(cacheable, method) || s.faults.has("no-cache-hints") && method != "server/discover" {
+	if !slices.Contains(cacheable, method) || s.faults.has("no-cache-hints") && method != "server/discover" ||
+		method == "resources/read" && s.faults.has("read-no-cache-hints") ||
+		method == "resources/templates/list" && s.faults.has("templates-no-cache-hints") {
 		return r
 	}
 	r["ttlMs"] = s.cat.ttlMs
@@ -330,4 +344,20 @@ func idKey(raw json.RawMessage) string {
 		return "s" + str
 	}
 	return "n" + string(raw)
+}
+
+// inputRequired is the result of a read the input-required faults pick:
+// resultType input_required with neither inputRequests nor requestState
+// (input-required-empty), or asking for sampling, which the client did not
+// declare (input-required-sampling).
+func (s *server) inputRequired() object {
+	r := object{"resultType": "input_required"}
+	if s.faults.has("input-required-sampling") {
+		r["inputRequests"] = object{"mcpconform-mock-sampling": object{
+			"method": "sampling/createMessage",
+			"params": object{"messages": []any{object{"role": "user", "content": object{"type": "text", "text": "Summarise the resource."}}}, "maxTokens": 100},
+		}}
+		r["requestState"] = "mcpconform-mock-state"
+	}
+	return r
 }

@@ -93,6 +93,9 @@ func (s *server) page(list string, params json.RawMessage, n, size int) (page, *
 		pg.next, pg.hasNext = s.encodeCursor(list, pg.end), true
 	}
 	if !faulty {
+		if list == listTemplates && !pg.hasNext && n > 0 && s.faults.has("templates-cursor-loop") {
+			pg.next, pg.hasNext = s.encodeCursor(list, 0), true
+		}
 		return pg, nil
 	}
 	last := !pg.hasNext

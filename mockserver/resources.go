@@ -87,6 +87,9 @@ func (s *server) listResources(params json.RawMessage) (any, *rpcError) {
 		result["resources"] = byURI
 	}
 	pg.addTo(result)
+	if s.faults.has("list-meta-not-object") && s.atLeast(v20250618) {
+		result["_meta"] = "x"
+	}
 	return result, nil
 }
 
@@ -134,11 +137,21 @@ func (s *server) resourceJSON(e *entry, first bool) object {
 		icons = append(slices.Clone(icons), Icon{Src: "javascript:alert(1)", MimeType: "image/png"})
 	}
 	s.addIconsAndMeta(o, icons, s.metaFor(e.Meta, first), newer)
+	if first && s.faults.has("icon-src-not-string") && s.atLeast(v20251125) {
+		list := make([]any, 0, len(icons)+1)
+		for _, ic := range icons {
+			list = append(list, ic)
+		}
+		o["icons"] = append(list, object{"src": 42, "mimeType": "image/png"})
+	}
 	if !first {
 		return o
 	}
 	if s.faults.has("resource-missing-name") {
 		delete(o, "name")
+	}
+	if s.faults.has("resource-empty-title") && s.atLeast(v20250618) {
+		o["title"] = ""
 	}
 	if s.faults.has("size-mismatch") {
 		o["size"] = s.servedSize(e) + 1
@@ -199,6 +212,13 @@ func (s *server) metaFor(meta map[string]any, first bool) map[string]any {
 			meta = map[string]any{}
 		}
 		meta["bad key!"] = 1
+	}
+	if s.faults.has("meta-forward-dns") && s.atLeast(v20251125) {
+		meta = maps.Clone(meta)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["example.com/x"] = true
 	}
 	if s.faults.has("reserved-meta-key") && s.atLeast(v20250618) {
 		meta = maps.Clone(meta)
@@ -281,6 +301,13 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 		return nil, rerr
 	}
 	if e := s.lookup(uri); e != nil {
+		if s.faults.has("listed-resource-unreadable") && e == s.listed[len(s.listed)-1] {
+			return nil, &rpcError{Code: codeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
+		}
+		if s.req != nil && e == s.listed[len(s.listed)-1] && (s.faults.has("input-required-empty") || s.faults.has("input-required-sampling")) {
+			s.req.inputRequired = true
+			return object{}, nil
+		}
 		result := s.readResult(cmp.Or(e.contentsURI, uri), e.MimeType, e.data, e.isText, false)
 		s.fireTriggers(uri)
 		return result, nil
@@ -400,6 +427,12 @@ func (s *server) readResult(uri, mimeType string, data []byte, isText, fromTempl
 	}
 	if s.faults.has("contents-missing-uri") {
 		delete(c, "uri")
+	}
+	if s.faults.has("contents-bad-uri") {
+		c["uri"] = "not a valid uri"
+	}
+	if s.faults.has("contents-annotations") {
+		c["annotations"] = object{"audience": []string{"user"}, "priority": 0.5}
 	}
 	if s.faults.has("contents-meta-bad-type") && s.atLeast(v20250618) {
 		c["_meta"] = "x"

@@ -263,7 +263,8 @@ func (s *server) handleMessage(raw []byte) *outMsg {
 	}
 	if msg.id == nil {
 		s.notification(msg)
-		if s.faults.has("reply-to-notification") {
+		if s.faults.has("reply-to-notification") ||
+			msg.method == "notifications/initialized" && msg.params != nil && s.faults.has("initialized-params-answered") {
 			return &outMsg{kind: kindResponse, method: msg.method, result: object{}}
 		}
 		return nil
@@ -292,6 +293,7 @@ var methods = map[string]struct {
 	"resources/read":           {(*server).read, false},
 	"resources/subscribe":      {(*server).subscribe, false},
 	"resources/unsubscribe":    {(*server).unsubscribe, false},
+	"completion/complete":      {(*server).complete, false},
 }
 
 // dispatch runs a request. answer false means the request is never
@@ -306,13 +308,27 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	}
 	if !ok {
 		code := codeMethodNotFound
-		if s.faults.has("unknown-method-wrong-code") {
+		switch {
+		case s.faults.has("unknown-method-wrong-code"):
 			code = codeInvalidParams
+		case s.faults.has("not-found-code-misused"):
+			code = -32002
+		case s.faults.has("elicitation-code-old-version") && s.version != v20251125:
+			code = -32042
 		}
 		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Method not found: %s.", short(msg.method))}, true
 	}
 	if !s.initialized && !h.preInit {
+		if s.faults.has("silent-before-initialize") {
+			return nil, nil, false
+		}
 		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
+	}
+	if strings.HasPrefix(msg.method, "resources/") && s.faults.has("undeclared-resources-wrong-code") {
+		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: resources are switched off."}, true
+	}
+	if rerr := s.refuseMeta(msg.params); rerr != nil {
+		return nil, rerr, true
 	}
 	if !s.proceed(msg.method) {
 		return nil, nil, false
@@ -345,6 +361,8 @@ func (s *server) methodDeclared(method string) bool {
 	switch {
 	case method == "logging/setLevel":
 		return caps.Logging != nil
+	case method == "completion/complete":
+		return s.req == nil && s.faults.has("completion-bad-result")
 	case strings.HasPrefix(method, "resources/"):
 		if caps.Resources == nil {
 			return false
@@ -489,4 +507,34 @@ func (d *delayedWriter) add(write func()) {
 func (d *delayedWriter) stop() {
 	d.stopOnce.Do(func() { close(d.queue) })
 	<-d.done
+}
+
+// refuseMeta applies the faults that refuse a legacy request because of
+// what its params._meta holds (META-01, META-05).
+func (s *server) refuseMeta(params json.RawMessage) *rpcError {
+	if !s.faults.has("unknown-meta-refused") && !s.faults.has("progress-token-refused") {
+		return nil
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if params == nil || json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	for k := range p.Meta {
+		switch {
+		case k == "progressToken" && s.faults.has("progress-token-refused"):
+			return invalidParams("Invalid params: progress notifications are not supported.")
+		case k != "progressToken" && s.faults.has("unknown-meta-refused"):
+			return invalidParams("Invalid params: unknown _meta key %q.", short(k))
+		}
+	}
+	return nil
+}
+
+// complete answers completion/complete, which only the
+// completion-bad-result fault declares: completion.values is a string, not
+// an array of strings (RES-TPL-06).
+func (s *server) complete(json.RawMessage) (any, *rpcError) {
+	return object{"completion": object{"values": "none"}}, nil
 }

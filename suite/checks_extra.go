@@ -41,9 +41,7 @@ func extraChecks() []*Check {
 			ID: "server-speaks-stdio", Requirement: "STDIO-01", Level: "MUST", Area: "stdio",
 			Spec:        "basic/transports#stdio",
 			Description: "the server, started as a child process, reads JSON-RPC on stdin and answers on stdout",
-			Session: func(s *Session) Finding {
-				return pass(fmt.Sprintf("process %d answered %d message(s) on stdout", s.Client.Pid(), len(s.Client.Inbound())+countResponses(s.Client)))
-			},
+			Run:         checkSpeaksStdio,
 		},
 		{
 			ID: "every-request-answered", Requirement: "LIFE-15", Level: "MUST", Area: "lifecycle",
@@ -547,4 +545,24 @@ func checkDiscoverCompletes(r *Run) Finding {
 		return skip("the server does not serve " + Modern + " (" + s.InitErr + ")")
 	}
 	return Finding{Verdict: reports.Error, Message: "no era probe was run"}
+}
+
+// checkSpeaksStdio fails when no process the run started ever answered a
+// request on stdout: the server talks some other way (stderr, a socket) or
+// not at all.
+func checkSpeaksStdio(r *Run) Finding {
+	started, answered := 0, 0
+	for _, c := range r.Clients() {
+		started++
+		if countResponses(c) > 0 {
+			answered++
+		}
+	}
+	switch {
+	case started == 0:
+		return Finding{Verdict: reports.Error, Message: "no server process was started"}
+	case answered == 0:
+		return Finding{Verdict: reports.Fail, Message: fmt.Sprintf("none of the %d processes answered a request on stdout", started)}
+	}
+	return pass(fmt.Sprintf("%d of %d processes answered on stdout", answered, started))
 }

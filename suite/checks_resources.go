@@ -371,6 +371,9 @@ func contentsOf(rd *ReadObs) ([]map[string]json.RawMessage, string) {
 		return nil, "error " + clipJSON(x.Response.Error, 160)
 	}
 	res := obj(x.Response.Result)
+	if rt, _ := str(res["resultType"]); rt == "input_required" {
+		return nil, "" // no contents yet; judged by input-required-shape (RES-READ-13)
+	}
 	items, ok := arr(res["contents"])
 	if !ok {
 		return nil, "contents is " + describeType(res["contents"]) + ", want an array"
