@@ -271,14 +271,10 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, s *Session, t 
 		from := c.Transcript().Len()
 		switch {
 		case st.Request != nil:
-			params, err := vectors.Expand(st.Request.Params, b)
+			p, err := expandParams(st.Request.Params, b)
 			if err != nil {
 				it.Err = err.Error()
 				return it
-			}
-			var p any
-			if params != nil {
-				p = params
 			}
 			if s.Modern && (st.Request.Envelope == nil || *st.Request.Envelope) {
 				if p, err = s.Envelope.Wrap(p); err != nil {
@@ -311,16 +307,17 @@ func (r *Run) runSteps(ctx context.Context, c *mockclient.Client, s *Session, t 
 			}
 			it.X = c.CallIDWithin(ctx, timeout, id, method, p)
 		case st.Notify != nil:
-			params, err := vectors.Expand(st.Notify.Params, b)
+			p, err := expandParams(st.Notify.Params, b)
 			if err != nil {
 				it.Err = err.Error()
 				return it
 			}
-			var p any
-			if params != nil {
-				p = params
+			method, err := vectors.ExpandString(st.Notify.Method, b)
+			if err != nil {
+				it.Err = err.Error()
+				return it
 			}
-			if err := c.Notify(st.Notify.Method, p); err != nil {
+			if err := c.Notify(method, p); err != nil {
 				it.Err = "writing notification: " + err.Error()
 				return it
 			}
@@ -418,4 +415,14 @@ func (r *Run) listen(ctx context.Context, c *mockclient.Client, s *Session, from
 		return in.Msg
 	}
 	return nil
+}
+
+// expandParams fills the bindings of a step's params. Absent params stay
+// absent (a nil any, so no params member is sent).
+func expandParams(raw json.RawMessage, b map[string]string) (any, error) {
+	params, err := vectors.Expand(raw, b)
+	if err != nil || params == nil {
+		return nil, err
+	}
+	return params, nil
 }
