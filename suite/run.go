@@ -217,10 +217,18 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 	}
 	for _, v := range r.Versions {
 		s := r.Sessions[v]
+		// Fresh processes take their bindings and gates from the shared
+		// session's discovery: they wait for it, and read a copy made
+		// before the shared vectors run, which may change the session.
+		discovered := make(chan struct{})
+		var snapshot *Session
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			s.discover(ctx)
+			snap := *s
+			snapshot = &snap
+			close(discovered)
 			live := r.newRelay(s) // restarts the process if it dies (restart.go)
 			for _, f := range cfg.Vectors {
 				for _, t := range f.Tests {
@@ -239,9 +247,10 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					<-discovered
 					sem <- struct{}{}
 					defer func() { <-sem }()
-					add(r.runFresh(ctx, s, t, kind))
+					add(r.runFresh(ctx, snapshot, t, kind))
 				}()
 			}
 		}
