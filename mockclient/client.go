@@ -1,11 +1,10 @@
 // Package mockclient is the reference client of mcpconform: it spawns a stdio
 // server, talks to it strictly (one compact JSON-RPC message per line), and
-// records every byte in both directions. It judges nothing; it records facts
-// for the suite to judge.
+// records every byte in both directions in a transcript. It judges nothing;
+// it records facts for the suite to judge.
 package mockclient
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Options configure a Client.
@@ -33,6 +35,12 @@ type Options struct {
 	Grace time.Duration
 	// StderrLines is how many stderr lines to keep (50 when zero).
 	StderrLines int
+	// Limits bound the transcript; a server that floods past them is
+	// stopped.
+	Limits transcript.Limits
+	// Stalls remembers methods that went unanswered, across every client
+	// sharing it (nil: this client's own).
+	Stalls *Stalls
 }
 
 // stallLimit is how many consecutive timeouts make a method count as hung.
@@ -42,11 +50,18 @@ const stallLimit = 2
 // arriving when its deadline passes: that many deadlines in all.
 const slowLineFactor = 10
 
+// maxReplyQueue bounds the answers to server-to-client requests waiting to
+// be written: a server flooding requests gets no answer past it.
+const maxReplyQueue = 256
+
 // Errors an Exchange can carry.
 var (
 	ErrTimeout = errors.New("no response within the deadline")
 	ErrExited  = errors.New("server exited")
 	ErrClosed  = errors.New("client closed")
+	// ErrHung is a request not sent because its method went unanswered
+	// twice already in this run.
+	ErrHung = errors.New("the method is hung")
 	// ErrStopped is a request the caller's context ended: the run was
 	// interrupted or reached its deadline, so nothing can be judged from it.
 	// The error also matches the context's own error.
@@ -55,10 +70,11 @@ var (
 
 // Exchange is one request the client sent and what came back.
 type Exchange struct {
+	Tag      string
 	ID       json.RawMessage
 	Method   string
 	Sent     json.RawMessage
-	Response *Message
+	Response *wire.Message
 	// LooseID is set when the response matched only after ignoring the id's
 	// JSON type (the request said 7, the response "7").
 	LooseID  bool
@@ -71,11 +87,38 @@ type Exchange struct {
 // OK reports whether a response arrived.
 func (x *Exchange) OK() bool { return x.Response != nil }
 
+// Stalls counts consecutive timeouts per method. One Stalls shared by the
+// clients of a run makes a method that hung twice hang no more requests in
+// any later process.
+type Stalls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// NewStalls returns an empty record.
+func NewStalls() *Stalls { return &Stalls{n: map[string]int{}} }
+
+func (s *Stalls) count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[method]
+}
+
+func (s *Stalls) add(method string, answered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if answered {
+		s.n[method] = 0
+	} else {
+		s.n[method]++
+	}
+}
+
 // Client is a connection to one server process.
 type Client struct {
 	opts  Options
 	proc  *process
-	trans *Transcript
+	trans *transcript.Transcript
 	tail  *stderrTail
 
 	wmu sync.Mutex // serialises writes to stdin
@@ -92,15 +135,15 @@ type Client struct {
 	closeOnce sync.Once
 	strays    []Stray
 	exited    bool
-	// stalls counts consecutive timeouts per method; see CallRaw.
-	stalls map[string]int
-	lines  *LineReader // stdout, read by readLoop only
+	lines     *wire.LineReader // stdout, read by readLoop only
+	replies   chan []byte      // answers to server requests, written in order
+	dropped   int              // server requests left unanswered by the bound
 }
 
 // Inbound is one message the server sent that was not a matched response:
 // a notification, a server-to-client request, or an unmatched response.
 type Inbound struct {
-	Msg *Message
+	Msg *wire.Message
 	Seq int
 }
 
@@ -123,6 +166,9 @@ func Start(opts Options) (*Client, error) {
 	if opts.StderrLines == 0 {
 		opts.StderrLines = 50
 	}
+	if opts.Stalls == nil {
+		opts.Stalls = NewStalls()
+	}
 	start := time.Now()
 	p, err := startProcess(opts.Command, opts.Dir, opts.Env)
 	if err != nil {
@@ -131,7 +177,7 @@ func Start(opts Options) (*Client, error) {
 	c := &Client{
 		opts:      opts,
 		proc:      p,
-		trans:     newTranscript(start),
+		trans:     transcript.New(start, opts.Limits),
 		tail:      &stderrTail{max: opts.StderrLines},
 		nextID:    1,
 		pending:   map[string]*call{},
@@ -139,20 +185,26 @@ func Start(opts Options) (*Client, error) {
 		changed:   make(chan struct{}),
 		stdoutEOF: make(chan struct{}),
 		stderrEOF: make(chan struct{}),
-		stalls:    map[string]int{},
-		lines:     NewLineReader(p.stdout, opts.MaxMessageSize),
+		lines:     wire.NewLineReader(p.stdout, opts.MaxMessageSize),
+		replies:   make(chan []byte, maxReplyQueue),
 	}
+	c.trans.OnFlood(func(transcript.Flood) {
+		// A server that floods is stopped: the transcript keeps counts and
+		// the last entries, and the checks judge what it held.
+		go p.signalGroup(sigKill)
+	})
 	go func() {
 		defer close(c.stderrEOF)
 		drainStderr(p.stderr, c.tail, c.trans, 200)
 	}()
 	go c.readLoop()
 	go c.watchExit()
+	go c.replyLoop()
 	return c, nil
 }
 
 // Transcript returns the client's transcript.
-func (c *Client) Transcript() *Transcript { return c.trans }
+func (c *Client) Transcript() *transcript.Transcript { return c.trans }
 
 // StderrTail returns the last lines the server wrote to stderr.
 func (c *Client) StderrTail() []string { return c.tail.snapshot() }
@@ -173,10 +225,20 @@ func (c *Client) Done() <-chan struct{} { return c.proc.done }
 // ExitInfo says how the process ended, or that it is still running.
 func (c *Client) ExitInfo() ExitInfo { return c.proc.exitInfo() }
 
-// Note records an event of the harness in the transcript (a restart, a
-// probe's purpose), so that a reader of the transcript sees why.
+// Note records a plain note for readers of the transcript (a restart, a
+// probe's purpose).
 func (c *Client) Note(text string) {
-	c.trans.add(Entry{Dir: Event, Data: []byte(text)})
+	c.trans.Event(transcript.Event{Text: text})
+}
+
+// Mark records the start or end of a probe's traffic.
+func (c *Client) Mark(m transcript.Mark) int {
+	return c.trans.Event(transcript.Event{Mark: &m})
+}
+
+// Budget records a harness limit that was reached.
+func (c *Client) Budget(b transcript.Budget) {
+	c.trans.Event(transcript.Event{Budget: &b})
 }
 
 // Timeout returns the default request deadline.
@@ -191,40 +253,72 @@ func (c *Client) NewID() json.RawMessage {
 	return json.RawMessage(strconv.FormatInt(id, 10))
 }
 
+// Request is one request to send.
+type Request struct {
+	// Tag names the purpose of the request in the transcript.
+	Tag string
+	// ID is the request id; nil means a fresh integer id.
+	ID     json.RawMessage
+	Method string
+	// Params may be nil (no params member), a json.RawMessage, or any
+	// value encoding/json accepts.
+	Params any
+	// Line, when set, is written as is instead of an encoding of ID,
+	// Method and Params (which still name the response to wait for).
+	Line []byte
+	// Timeout replaces the client's default deadline when positive.
+	Timeout time.Duration
+}
+
+// Do sends a request and waits for its response, the deadline, or the end
+// of the process.
+func (c *Client) Do(ctx context.Context, r Request) *Exchange {
+	if r.ID == nil {
+		r.ID = c.NewID()
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = c.opts.Timeout
+	}
+	line := r.Line
+	if line == nil {
+		var err error
+		if line, err = encodeRequest(r.ID, r.Method, r.Params); err != nil {
+			return &Exchange{Tag: r.Tag, ID: r.ID, Method: r.Method, Err: err}
+		}
+	}
+	return c.callRaw(ctx, r.Tag, r.ID, r.Method, line, r.Timeout)
+}
+
 // Call sends a request with a fresh id and waits for its response, the
-// deadline, or the end of the process. params may be nil (no params member),
-// a json.RawMessage, or any value encoding/json accepts.
+// deadline, or the end of the process.
 func (c *Client) Call(ctx context.Context, method string, params any) *Exchange {
-	return c.CallID(ctx, c.NewID(), method, params)
+	return c.Do(ctx, Request{Method: method, Params: params})
 }
 
 // CallID is Call with an id chosen by the caller (any JSON value).
 func (c *Client) CallID(ctx context.Context, id json.RawMessage, method string, params any) *Exchange {
-	line, err := encodeRequest(id, method, params)
-	if err != nil {
-		return &Exchange{ID: id, Method: method, Err: err}
-	}
-	return c.CallRaw(ctx, id, method, line)
+	return c.Do(ctx, Request{ID: id, Method: method, Params: params})
 }
 
 // CallRaw writes line as is and waits for a response whose id is id.
 func (c *Client) CallRaw(ctx context.Context, id json.RawMessage, method string, line []byte) *Exchange {
-	return c.callRaw(ctx, id, method, line, c.opts.Timeout)
+	return c.Do(ctx, Request{ID: id, Method: method, Line: line})
 }
 
 // CallWithin is Call with its own deadline instead of the client's default
 // (initialize gets the start-up deadline, which may be longer).
 func (c *Client) CallWithin(ctx context.Context, timeout time.Duration, method string, params any) *Exchange {
-	id := c.NewID()
-	line, err := encodeRequest(id, method, params)
-	if err != nil {
-		return &Exchange{ID: id, Method: method, Err: err}
-	}
-	return c.callRaw(ctx, id, method, line, timeout)
+	return c.Do(ctx, Request{Method: method, Params: params, Timeout: timeout})
 }
 
-func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string, line []byte, timeout time.Duration) *Exchange {
-	x := &Exchange{ID: id, Method: method, Sent: line}
+func (c *Client) noResponse(x *Exchange, reason transcript.Reason, deadline time.Duration, detail string) {
+	c.trans.Event(transcript.Event{NoResponse: &transcript.NoResponse{
+		Tag: x.Tag, Method: x.Method, ID: x.ID, Reason: reason, Deadline: deadline, Detail: detail,
+	}})
+}
+
+func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, method string, line []byte, timeout time.Duration) *Exchange {
+	x := &Exchange{Tag: tag, ID: id, Method: method, Sent: line, SentSeq: -1, RecvSeq: -1}
 	cl := &call{x: x, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
@@ -240,28 +334,31 @@ func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string,
 	}
 	if c.exited {
 		c.mu.Unlock()
-		x.Err = fmt.Errorf("%w (%s)", ErrExited, c.proc.exitInfo())
-		c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s): server %s before the request", method, id, c.proc.exitInfo()))})
+		info := c.proc.exitInfo()
+		x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
+		c.noResponse(x, transcript.ReasonExited, 0, "before the request; "+info.String())
 		return x
 	}
 	// A server that hangs on a method would cost a full deadline per call;
-	// after stallLimit consecutive timeouts the method is deemed hung and
-	// further calls fail at once (the verdict is the same: no response).
-	if n := c.stalls[method]; n >= stallLimit {
+	// after stallLimit consecutive timeouts anywhere in the run the method
+	// is deemed hung and further calls fail at once (the verdict is the
+	// same: no response).
+	if n := c.opts.Stalls.count(method); n >= stallLimit {
 		c.mu.Unlock()
-		x.Err = fmt.Errorf("%w (%s; %d earlier %s requests got none either, so this one was not sent)", ErrTimeout, c.opts.Timeout, n, method)
-		c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s): not sent, the method is hung", method, id))})
+		x.Err = fmt.Errorf("%w (%d earlier %s requests got no response within %s)", ErrHung, n, method, c.opts.Timeout)
+		c.noResponse(x, transcript.ReasonHung, 0, "")
 		return x
 	}
-	c.pending[idKey(id)] = cl
-	c.loose[looseIDKey(id)] = cl
+	c.pending[wire.IDKey(id)] = cl
+	c.loose[wire.LooseIDKey(id)] = cl
 	c.mu.Unlock()
 	start := time.Now()
-	seq, err := c.write(line)
+	seq, err := c.write(tag, line)
 	x.SentSeq = seq
 	if err != nil {
 		if c.withdraw(cl) {
 			x.Err = fmt.Errorf("writing request: %w", err)
+			c.noResponse(x, transcript.ReasonWriteFailed, 0, err.Error())
 		} else {
 			<-cl.done
 		}
@@ -272,18 +369,19 @@ func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string,
 	var stop error
 	// A line still arriving when the deadline passes may be this response,
 	// slowed by its size (50 MB through a pipe): wait on while it grows, up
-	// to slowLineFactor deadlines in all.
+	// to slowLineFactor deadlines in all, but only while it can still be a
+	// message (a line already over the size limit cannot).
 	_, seen := c.lines.Progress()
 	for n := 1; ; n++ {
 		select {
 		case <-cl.done:
 		case <-timer.C:
-			if pending, read := c.lines.Progress(); pending > 0 && read > seen && n < slowLineFactor {
+			if pending, read := c.lines.Progress(); pending > 0 && pending <= int64(c.opts.MaxMessageSize) && read > seen && n < slowLineFactor {
 				seen = read
 				timer.Reset(timeout)
 				continue
 			}
-			stop = fmt.Errorf("%w (%s)", ErrTimeout, timeout)
+			stop = fmt.Errorf("%w (%s)", ErrTimeout, time.Duration(n)*timeout)
 		case <-ctx.Done():
 			stop = fmt.Errorf("%w before the response (%w)", ErrStopped, ctx.Err())
 		}
@@ -293,19 +391,17 @@ func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string,
 		if c.withdraw(cl) {
 			x.Err = stop
 			if errors.Is(stop, ErrTimeout) {
-				c.mu.Lock()
-				c.stalls[method]++
-				c.mu.Unlock()
-				c.trans.add(Entry{Dir: Event, Data: []byte(fmt.Sprintf("no response to %s (id %s) within %s", method, id, timeout))})
+				c.opts.Stalls.add(method, false)
+				c.noResponse(x, transcript.ReasonTimeout, time.Since(start).Round(time.Millisecond), "")
+			} else {
+				c.noResponse(x, transcript.ReasonStopped, 0, "")
 			}
 		} else {
 			<-cl.done // completed concurrently: keep that outcome
 		}
 	}
 	if x.Response != nil {
-		c.mu.Lock()
-		c.stalls[method] = 0
-		c.mu.Unlock()
+		c.opts.Stalls.add(method, true)
 	}
 	x.Duration = time.Since(start)
 	return x
@@ -315,30 +411,40 @@ func (c *Client) callRaw(ctx context.Context, id json.RawMessage, method string,
 func (c *Client) withdraw(cl *call) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := idKey(cl.x.ID)
+	k := wire.IDKey(cl.x.ID)
 	if c.pending[k] != cl {
 		return false
 	}
 	delete(c.pending, k)
-	delete(c.loose, looseIDKey(cl.x.ID))
+	delete(c.loose, wire.LooseIDKey(cl.x.ID))
 	return true
 }
 
 // Notify sends a notification.
 func (c *Client) Notify(method string, params any) error {
+	return c.NotifyTagged("", method, params)
+}
+
+// NotifyTagged sends a notification with a tag for the transcript.
+func (c *Client) NotifyTagged(tag, method string, params any) error {
 	line, err := encodeRequest(nil, method, params)
 	if err != nil {
 		return err
 	}
-	_, err = c.write(line)
+	_, err = c.write(tag, line)
 	return err
 }
 
 // SendRaw writes line followed by a newline, whatever it holds. Robustness
 // probes use it to send what a strict client never would.
 func (c *Client) SendRaw(line []byte) error {
-	_, err := c.write(line)
+	_, err := c.write("", line)
 	return err
+}
+
+// Write is SendRaw with a tag; it returns the line's sequence number.
+func (c *Client) Write(tag string, line []byte) (int, error) {
+	return c.write(tag, line)
 }
 
 // CloseStdin closes the server's input without waiting.
@@ -348,12 +454,12 @@ func (c *Client) CloseStdin() {
 	c.proc.stdin.Close()
 }
 
-func (c *Client) write(line []byte) (int, error) {
+func (c *Client) write(tag string, line []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	e := Entry{Dir: Send, Data: line}
-	e.Msgs, e.Batch = decodeLine(line)
-	seq := c.trans.add(e)
+	e := transcript.Entry{Dir: transcript.Send, Data: line, Tag: tag}
+	e.Msgs, e.Batch = wire.DecodeLine(line)
+	seq := c.trans.Add(e)
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
 	// A server that stops reading stdin fills the pipe and would block the
@@ -362,7 +468,7 @@ func (c *Client) write(line []byte) (int, error) {
 	_, err := c.proc.stdin.Write(buf)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		err = fmt.Errorf("the server read none of it within %s (stdin is full)", c.opts.Timeout)
-		c.trans.add(Entry{Dir: Event, Data: []byte("writing to stdin: " + err.Error())})
+		c.Note("writing to stdin: " + err.Error())
 	}
 	return seq, err
 }
@@ -396,22 +502,21 @@ func (c *Client) readLoop() {
 		l, err := lr.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
-				c.trans.add(Entry{Dir: Event, Data: []byte("reading stdout: " + err.Error())})
+				c.Note("reading stdout: " + err.Error())
 			}
 			return
 		}
-		e := Entry{Dir: Recv, Data: l.Raw, Len: l.Len, Line: l}
-		var msgs []*Message
+		e := transcript.Entry{Dir: transcript.Recv, Data: l.Raw, Len: l.Len, Issues: l.Issues}
+		var msgs []*wire.Message
 		if l.Value != nil {
 			// classify trimmed and validated the line: decode it in place.
-			msgs, e.Batch = decodeValidLine(l.Value), l.Value[0] == '['
+			msgs, e.Batch = wire.DecodeValidLine(l.Value), l.Value[0] == '['
 		}
 		// Record the line before dispatching so a waiter that wakes up finds
-		// it in the transcript. The entry keeps slim copies; dispatch gets
-		// the full messages.
-		e.Msgs = append([]*Message(nil), msgs...)
-		seq := c.trans.add(e)
-		l.Value = nil // the decoded messages hold what is needed
+		// it in the transcript. The transcript may keep slim copies;
+		// dispatch gets the full messages.
+		e.Msgs = slices.Clone(msgs)
+		seq := c.trans.Add(e)
 		for _, m := range msgs {
 			c.dispatch(m, seq)
 		}
@@ -422,20 +527,20 @@ func (c *Client) readLoop() {
 	}
 }
 
-func (c *Client) dispatch(m *Message, seq int) {
+func (c *Client) dispatch(m *wire.Message, seq int) {
 	switch m.Kind() {
-	case KindResponse:
+	case wire.KindResponse:
 		if m.ID != nil {
 			c.mu.Lock()
-			cl, ok := c.pending[idKey(m.ID)]
+			cl, ok := c.pending[wire.IDKey(m.ID)]
 			loose := false
 			if !ok {
-				cl, ok = c.loose[looseIDKey(m.ID)]
+				cl, ok = c.loose[wire.LooseIDKey(m.ID)]
 				loose = ok
 			}
 			if ok {
-				delete(c.pending, idKey(cl.x.ID))
-				delete(c.loose, looseIDKey(cl.x.ID))
+				delete(c.pending, wire.IDKey(cl.x.ID))
+				delete(c.loose, wire.LooseIDKey(cl.x.ID))
 				cl.x.Response, cl.x.LooseID, cl.x.RecvSeq = m, loose, seq
 				c.mu.Unlock()
 				close(cl.done)
@@ -443,7 +548,7 @@ func (c *Client) dispatch(m *Message, seq int) {
 			}
 			c.mu.Unlock()
 		}
-	case KindRequest:
+	case wire.KindRequest:
 		c.answerServerRequest(m)
 	}
 	c.mu.Lock()
@@ -453,15 +558,41 @@ func (c *Client) dispatch(m *Message, seq int) {
 
 // answerServerRequest answers what a server may ask of a client: ping gets
 // the empty result; anything else is a method this client does not offer
-// (it declares no client capabilities).
-func (c *Client) answerServerRequest(m *Message) {
+// (it declares no client capabilities). Answers are queued for one writer;
+// past maxReplyQueue they are dropped, and the drop is recorded once.
+func (c *Client) answerServerRequest(m *wire.Message) {
 	var line []byte
 	if m.Method == "ping" {
 		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
 	} else {
-		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"method not found"}}`)
+		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":` + strconv.Itoa(wire.CodeMethodNotFound) + `,"message":"method not found"}}`)
 	}
-	go func() { _, _ = c.write(line) }()
+	select {
+	case c.replies <- line:
+	default:
+		c.mu.Lock()
+		c.dropped++
+		first := c.dropped == 1
+		c.mu.Unlock()
+		if first {
+			c.Budget(transcript.Budget{What: "answers to server requests", Limit: fmt.Sprintf("%d waiting to be written; later requests were not answered", maxReplyQueue)})
+		}
+	}
+}
+
+// replyLoop writes the queued answers to server requests, in order, until
+// the process is gone.
+func (c *Client) replyLoop() {
+	for {
+		select {
+		case line := <-c.replies:
+			if _, err := c.write("", line); err != nil {
+				return
+			}
+		case <-c.proc.done:
+			return
+		}
+	}
 }
 
 // watchExit fails every pending request once the process is gone and its
@@ -474,22 +605,23 @@ func (c *Client) watchExit() {
 	case <-time.After(200 * time.Millisecond):
 	}
 	info := c.proc.exitInfo()
-	c.trans.add(Entry{Dir: Event, Data: []byte("server " + info.String())})
+	ev := info.event()
+	c.trans.Event(transcript.Event{Exit: &ev})
 	c.mu.Lock()
-	var lost []string
+	var lost []*Exchange
 	for k, cl := range c.pending {
 		cl.x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
-		lost = append(lost, fmt.Sprintf("no response to %s (id %s): server %s", cl.x.Method, cl.x.ID, info))
+		lost = append(lost, cl.x)
 		delete(c.pending, k)
-		delete(c.loose, looseIDKey(cl.x.ID))
+		delete(c.loose, wire.LooseIDKey(cl.x.ID))
 		close(cl.done)
 	}
 	c.exited = true
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
-	for _, l := range lost {
-		c.trans.add(Entry{Dir: Event, Data: []byte(l)})
+	for _, x := range lost {
+		c.noResponse(x, transcript.ReasonExited, 0, info.String())
 	}
 }
 
@@ -502,7 +634,7 @@ func (c *Client) Inbound() []*Inbound {
 
 // WaitInbound waits until an unmatched message with sequence number >= from
 // satisfies pred, the timeout passes, or the process exits.
-func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*Message) bool) *Inbound {
+func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*wire.Message) bool) *Inbound {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
@@ -554,7 +686,8 @@ func (c *Client) close() {
 	strays := settle(findStrays(c.proc.cmd.Process.Pid, c.proc.pipes), postExitWait)
 	for i := range strays {
 		strays[i].Killed = killStray(strays[i].Pid)
-		c.trans.add(Entry{Dir: Event, Data: []byte("stray process: " + strays[i].String())})
+		s := strays[i].event()
+		c.trans.Event(transcript.Event{Stray: &s})
 	}
 	if len(strays) > 0 && !eof {
 		eof = waitAll(postExitWait, c.stdoutEOF, c.stderrEOF)
@@ -566,13 +699,19 @@ func (c *Client) close() {
 	c.proc.stdout.Close()
 	c.proc.stderr.Close()
 	c.mu.Lock()
+	var lost []*Exchange
 	for k, cl := range c.pending {
 		cl.x.Err = ErrClosed
+		lost = append(lost, cl.x)
 		delete(c.pending, k)
-		delete(c.loose, looseIDKey(cl.x.ID))
+		delete(c.loose, wire.LooseIDKey(cl.x.ID))
 		close(cl.done)
 	}
 	c.mu.Unlock()
+	for _, x := range lost {
+		c.noResponse(x, transcript.ReasonClosed, 0, "")
+	}
+	c.trans.Finish()
 }
 
 // settle drops the members of the server's group that are only dying of
@@ -622,32 +761,4 @@ func (c *Client) Strays() []Stray {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Stray(nil), c.strays...)
-}
-
-// decodeLine decodes the JSON-RPC objects of one line: one object, or the
-// items of a batch array. What is not an object is left out. The messages
-// are slices of line, not copies.
-func decodeLine(line []byte) (msgs []*Message, batch bool) {
-	trimmed := bytes.TrimSpace(line)
-	batch = len(trimmed) > 0 && trimmed[0] == '['
-	if !json.Valid(trimmed) {
-		return nil, batch
-	}
-	return decodeValidLine(trimmed), batch
-}
-
-// decodeValidLine is decodeLine for a trimmed line known to be valid JSON.
-func decodeValidLine(trimmed []byte) (msgs []*Message) {
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		for _, it := range splitArray(trimmed) {
-			if m, err := decodeValid(it); err == nil {
-				msgs = append(msgs, m)
-			}
-		}
-		return msgs
-	}
-	if m, err := decodeValid(trimmed); err == nil {
-		msgs = append(msgs, m)
-	}
-	return msgs
 }

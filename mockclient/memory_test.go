@@ -2,6 +2,8 @@ package mockclient
 
 import (
 	"context"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 	"io"
 	"runtime"
 	"runtime/metrics"
@@ -93,7 +95,7 @@ func heapPeak() (stop func() uint64) {
 func TestOversizeLineMemoryIsBounded(t *testing.T) {
 	const size, max = 100 << 20, 1 << 20
 	r := io.MultiReader(&repeatReader{b: []byte("garbage!"), n: size}, strings.NewReader("\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n"))
-	lr := NewLineReader(r, max)
+	lr := wire.NewLineReader(r, max)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	l, err := lr.Next()
@@ -101,7 +103,7 @@ func TestOversizeLineMemoryIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !l.Has(IssueOversize) || l.Len != size || len(l.Raw) != 4096 {
+	if !l.Has(wire.IssueOversize) || l.Len != size || len(l.Raw) != 4096 {
 		t.Errorf("got issues %v, Len %d, %d bytes kept; want oversize, %d, 4096", l.Issues, l.Len, len(l.Raw), size)
 	}
 	t.Logf("reading a %d MiB line with a %d MiB maximum allocated %.1f MiB", size>>20, max>>20, float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
@@ -138,16 +140,12 @@ func TestHugeResponseMemory(t *testing.T) {
 	if ratio >= 4 {
 		t.Errorf("peak heap is %.2f× the response, want under 4×", ratio)
 	}
-	// The transcript keeps a clipped copy, never the line.
+	// The transcript holds the line once: its messages are slices of it,
+	// not copies (the peak above shows no second copy was made).
 	for _, e := range c.Transcript().Entries() {
-		if e.Dir == Recv && e.Len > hugeSize {
-			if len(e.Data) > transcriptKeep || len(e.Line.Raw) > transcriptKeep || e.Line.Value != nil {
-				t.Errorf("the transcript holds %d+%d bytes of the huge line", len(e.Data), len(e.Line.Raw))
-			}
-			for _, m := range e.Msgs {
-				if len(m.Raw) > slimLine {
-					t.Errorf("the transcript holds a %d-byte message", len(m.Raw))
-				}
+		if e.Dir == transcript.Recv && e.Len > hugeSize {
+			if e.Clipped() || len(e.Msgs) != 1 {
+				t.Errorf("the transcript holds %d of %d bytes and %d messages; want the line whole, once", len(e.Data), e.Len, len(e.Msgs))
 			}
 		}
 	}
@@ -163,17 +161,17 @@ func BenchmarkReadHugeResponse(b *testing.B) {
 	var worst uint64
 	for b.Loop() {
 		stop := heapPeak()
-		lr := NewLineReader(hugeLine(size), 64<<20)
+		lr := wire.NewLineReader(hugeLine(size), 64<<20)
 		l, err := lr.Next()
 		if err != nil || l.Value == nil {
 			b.Fatalf("got %v, %v", l, err)
 		}
-		msgs := decodeValidLine(l.Value)
+		msgs := wire.DecodeValidLine(l.Value)
 		if len(msgs) != 1 || len(msgs[0].Result) < size {
 			b.Fatal("the response did not decode")
 		}
-		tr := newTranscript(time.Now())
-		tr.add(Entry{Dir: Recv, Data: l.Raw, Len: l.Len, Line: l, Msgs: append([]*Message(nil), msgs...)})
+		tr := transcript.New(time.Now(), transcript.Limits{})
+		tr.Add(transcript.Entry{Dir: transcript.Recv, Data: l.Raw, Len: l.Len, Issues: l.Issues, Msgs: append([]*wire.Message(nil), msgs...)})
 		runtime.KeepAlive(msgs)
 		worst = max(worst, stop())
 	}

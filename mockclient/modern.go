@@ -3,17 +3,8 @@ package mockclient
 import (
 	"encoding/json"
 	"time"
-)
 
-// Keys of the 2026-07-28 per-request envelope: every request carries its
-// protocol version and the client's capabilities in params._meta.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Envelope is the per-request _meta of the 2026-07-28 protocol.
@@ -58,14 +49,14 @@ func (e Envelope) Wrap(params any) (json.RawMessage, error) {
 		b, _ := json.Marshal(v)
 		meta[k] = b
 	}
-	set(MetaProtocolVersion, e.ProtocolVersion)
+	set(wire.MetaProtocolVersion, e.ProtocolVersion)
 	caps := e.ClientCapabilities
 	if caps == nil {
 		caps = map[string]any{}
 	}
-	set(MetaClientCapabilities, caps)
+	set(wire.MetaClientCapabilities, caps)
 	if e.ClientInfo != nil {
-		set(MetaClientInfo, e.ClientInfo)
+		set(wire.MetaClientInfo, e.ClientInfo)
 	}
 	b, err := json.Marshal(meta)
 	if err != nil {
@@ -86,37 +77,27 @@ type Stream struct {
 // Listen sends a subscriptions/listen request and returns at once: the
 // response comes only when the stream ends, so nothing waits for it.
 func (c *Client) Listen(id json.RawMessage, params json.RawMessage) (*Stream, error) {
+	return c.ListenTagged("", id, params)
+}
+
+// ListenTagged is Listen with a tag for the transcript.
+func (c *Client) ListenTagged(tag string, id json.RawMessage, params json.RawMessage) (*Stream, error) {
 	line, err := encodeRequest(id, "subscriptions/listen", params)
 	if err != nil {
 		return nil, err
 	}
-	seq := c.Transcript().Len()
-	if err := c.SendRaw(line); err != nil {
+	seq, err := c.Write(tag, line)
+	if err != nil {
 		return nil, err
 	}
 	return &Stream{c: c, ID: id, Seq: seq}, nil
 }
 
-// SubscriptionID returns the _meta subscriptionId of a message, raw.
-func SubscriptionID(m *Message) json.RawMessage {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	src := m.Params
-	if m.Kind() == KindResponse {
-		src = m.Result
-	}
-	if json.Unmarshal(src, &p) != nil {
-		return nil
-	}
-	return p.Meta[MetaSubscriptionID]
-}
-
 // Belongs reports whether m is tagged for this stream: same JSON type and
 // value as the listen request's id.
-func (s *Stream) Belongs(m *Message) bool {
-	id := SubscriptionID(m)
-	return id != nil && idKey(id) == idKey(s.ID)
+func (s *Stream) Belongs(m *wire.Message) bool {
+	id := wire.SubscriptionID(m)
+	return id != nil && wire.IDKey(id) == wire.IDKey(s.ID)
 }
 
 // Messages returns the messages received so far that belong to the stream,
@@ -126,11 +107,11 @@ func (s *Stream) Messages() (notes []*Inbound, response *Inbound) {
 		if in.Seq < s.Seq {
 			continue
 		}
-		if in.Msg.Kind() == KindResponse && in.Msg.ID != nil && idKey(in.Msg.ID) == idKey(s.ID) {
+		if in.Msg.Kind() == wire.KindResponse && in.Msg.ID != nil && wire.IDKey(in.Msg.ID) == wire.IDKey(s.ID) {
 			response = in
 			continue
 		}
-		if in.Msg.Kind() == KindNotification && s.Belongs(in.Msg) {
+		if in.Msg.Kind() == wire.KindNotification && s.Belongs(in.Msg) {
 			notes = append(notes, in)
 		}
 	}
@@ -139,12 +120,15 @@ func (s *Stream) Messages() (notes []*Inbound, response *Inbound) {
 
 // WaitFor waits for a stream notification of the given method.
 func (s *Stream) WaitFor(method string, timeout time.Duration) *Inbound {
-	return s.c.WaitInbound(s.Seq, timeout, func(m *Message) bool {
+	return s.c.WaitInbound(s.Seq, timeout, func(m *wire.Message) bool {
 		return m.Method == method && s.Belongs(m)
 	})
 }
 
 // Cancel ends the stream from the client side with notifications/cancelled.
-func (s *Stream) Cancel() error {
-	return s.c.Notify("notifications/cancelled", map[string]any{"requestId": s.ID, "reason": "conformance probe done"})
+func (s *Stream) Cancel() error { return s.CancelTagged("") }
+
+// CancelTagged is Cancel with a tag for the transcript.
+func (s *Stream) CancelTagged(tag string) error {
+	return s.c.NotifyTagged(tag, "notifications/cancelled", map[string]any{"requestId": s.ID, "reason": "conformance probe done"})
 }

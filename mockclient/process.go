@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpconform/mcpconform/transcript"
 )
 
 // minimalEnvKeys are the variables a server gets by default: enough to run,
@@ -65,6 +67,11 @@ type ExitInfo struct {
 	Stage string
 	// AfterShutdown is the time from the start of shutdown to the exit.
 	AfterShutdown time.Duration
+}
+
+// event is the exit as a transcript event.
+func (e ExitInfo) event() transcript.Exit {
+	return transcript.Exit{Stage: transcript.Stage(e.Stage), Code: e.Code, Signal: e.Signal, AfterShutdown: e.AfterShutdown}
 }
 
 func (e ExitInfo) String() string {
@@ -180,6 +187,9 @@ func (p *process) setStage(s string) {
 	p.mu.Unlock()
 }
 
+// sigKill is SIGKILL, named for callers outside this file.
+const sigKill = syscall.SIGKILL
+
 func (p *process) signalGroup(sig syscall.Signal) {
 	// The negative pid names the whole process group the server leads.
 	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
@@ -258,7 +268,7 @@ func (s *stderrTail) snapshot() []string {
 
 // drainStderr reads stderr until EOF so a chatty server never blocks on a
 // full pipe. Only the first lines go to the transcript; all are counted.
-func drainStderr(f io.Reader, tail *stderrTail, t *Transcript, budget int) {
+func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int) {
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -275,7 +285,7 @@ func drainStderr(f io.Reader, tail *stderrTail, t *Transcript, budget int) {
 			tail.add(s)
 			if budget > 0 {
 				budget--
-				t.add(Entry{Dir: Stderr, Data: []byte(s), Len: full})
+				t.Add(transcript.Entry{Dir: transcript.Stderr, Data: []byte(s), Len: full})
 			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpconform/mcpconform/transcript"
 	"regexp"
 	"runtime"
 	"slices"
@@ -149,7 +150,7 @@ func TestStderrFloodIsDrainedAndBounded(t *testing.T) {
 	}
 	n := 0
 	for _, e := range c.Transcript().Entries() {
-		if e.Dir == Stderr {
+		if e.Dir == transcript.Stderr {
 			n++
 		}
 	}
@@ -183,7 +184,7 @@ func TestStrayHoldingPipesIsFoundAndKilled(t *testing.T) {
 	waitGone(t, child)
 	found := false
 	for _, e := range c.Transcript().Entries() {
-		found = found || e.Dir == Event && strings.HasPrefix(string(e.Data), "stray process: pid "+strconv.Itoa(child))
+		found = found || e.Event != nil && e.Event.Stray != nil && e.Event.Stray.Pid == child
 	}
 	if !found {
 		t.Error("the transcript does not record the stray")
@@ -260,7 +261,7 @@ func TestStderrLinesKeepTheirOwnText(t *testing.T) {
 	long := strings.Repeat("a", 100_000)
 	r := strings.NewReader("first\r\n" + long + "\n" + "last line\n")
 	tail := &stderrTail{max: 10}
-	tr := newTranscript(time.Now())
+	tr := transcript.New(time.Now(), transcript.Limits{})
 	drainStderr(r, tail, tr, 10)
 	got := tail.snapshot()
 	if len(got) != 3 || got[0] != "first" || !strings.HasPrefix(got[1], "aaaa") || got[2] != "last line" {

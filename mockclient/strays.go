@@ -3,6 +3,8 @@ package mockclient
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/transcript"
 )
 
 // Stray is a process that outlived the server's shutdown: one still in the
@@ -39,4 +41,9 @@ func (s Stray) String() string {
 		verdict = "could not be killed"
 	}
 	return fmt.Sprintf("pid %d (%s) %s after the server's shutdown; %s", s.Pid, s.Command, strings.Join(ties, " and "), verdict)
+}
+
+// event is the stray as a transcript event.
+func (s Stray) event() transcript.Stray {
+	return transcript.Stray{Pid: s.Pid, Command: s.Command, Holds: s.Holds, Killed: s.Killed}
 }

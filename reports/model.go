@@ -11,7 +11,7 @@ import (
 )
 
 // SchemaVersion is the version of the JSON report layout (contract).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Verdict is the outcome of one check.
 type Verdict string
@@ -94,6 +94,15 @@ type Result struct {
 	Expected   any              `json:"expected,omitempty"`
 	Actual     any              `json:"actual,omitempty"`
 	Transcript []TranscriptLine `json:"transcript,omitempty"`
+	// Quote is the sentence of the spec the check judges, as the version
+	// judged writes it; Spec links to it.
+	Quote string `json:"quote,omitempty"`
+	// Sent is what the suite sent (a request, compact) and Got what came
+	// back or what happened instead, for a result that is not a pass.
+	Sent string `json:"sent,omitempty"`
+	Got  string `json:"got,omitempty"`
+	// Expect says in words what the check expected.
+	Expect string `json:"expect,omitempty"`
 }
 
 // TranscriptLine is one line of a transcript excerpt. Dir is "send" (client to

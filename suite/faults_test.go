@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/execute"
 )
 
 // faultVersion names faults whose rule only shows in a session of a given
@@ -64,7 +66,7 @@ var faultVersion = map[string]string{
 }
 
 // runMock runs the whole suite against the reference server with faults.
-func runMock(t *testing.T, version string, faults ...string) (*suite.Run, []reports.Result) {
+func runMock(t *testing.T, version string, faults ...string) (*evidence.Run, []reports.Result) {
 	t.Helper()
 	cfg := mockConfig(faults...)
 	cfg.SpecVersion = version
@@ -77,14 +79,18 @@ func runMock(t *testing.T, version string, faults ...string) (*suite.Run, []repo
 	ctx, cancel := context.WithTimeout(context.Background(), runDeadline)
 	defer cancel()
 	start := time.Now()
-	run, err := suite.Execute(ctx, cfg)
+	run, err := execute.Execute(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > runDeadline+10*time.Second {
 		t.Errorf("the run took %s, beyond its deadline of %s", d, runDeadline)
 	}
-	return run, suite.Judge(run)
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, suite.Judge(run, files)
 }
 
 func summarize(results []reports.Result) string {
@@ -147,7 +153,7 @@ func TestEveryFaultIsDetected(t *testing.T) {
 						same = append(same, fmt.Sprintf("%s=%s (%s)", r.ID, r.Verdict, r.Message))
 					}
 				}
-				t.Errorf("fault %s breaks %s (%s) but no result for %s is %s; fatal=%q; results for it: %v; non-passing results:%s",
+				t.Errorf("fault %s breaks %s (%s) but no result for %s is %s; fatal=%v; results for it: %v; non-passing results:%s",
 					f.Name, f.Requirement, f.Level, f.Requirement, want, run.Fatal, same, summarize(results))
 			}
 		})
@@ -173,14 +179,18 @@ func TestExampleFixturesAreConformant(t *testing.T) {
 			cfg.Env = append(cfg.Env, "MCPCONFORM_TEST_FIXTURE="+abs)
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 5 * time.Second
-			run, err := suite.Execute(context.Background(), cfg)
+			run, err := execute.Execute(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if run.Fatal != "" {
-				t.Fatalf("the mock did not start with %s: %s", p, run.Fatal)
+			if run.Fatal != nil {
+				t.Fatalf("the mock did not start with %s: %s", p, run.Fatal.Message)
 			}
-			for _, r := range suite.Judge(run) {
+			files, err := suite.VectorFiles(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range suite.Judge(run, files) {
 				switch r.Verdict {
 				case reports.Fail, reports.Warn, reports.Error:
 					t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)

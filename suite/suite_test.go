@@ -11,8 +11,9 @@ import (
 
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/mockserver"
-	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/execute"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -49,13 +50,13 @@ func serveMock() int {
 
 // mockConfig returns a suite configuration whose target is this test
 // binary serving the reference server with the given faults.
-func mockConfig(faults ...string) suite.Config {
+func mockConfig(faults ...string) execute.Config {
 	self, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
 	env := mockclient.Environment([]string{"MCPCONFORM_TEST_SERVE=1", "MCPCONFORM_TEST_FAULTS=" + strings.Join(faults, ",")}, false)
-	return suite.Config{Command: []string{self}, Env: env, Timeout: 3 * time.Second, Grace: 500 * time.Millisecond}
+	return execute.Config{Command: []string{self}, Env: env, Timeout: 3 * time.Second, Grace: 500 * time.Millisecond}
 }
 
 var target = flag.String("mcpconform.target", "", "server command to judge, as a JSON array or space-separated words (env MCPCONFORM_TARGET); default: the reference server")
@@ -76,24 +77,27 @@ func TestConformance(t *testing.T) {
 		if json.Unmarshal([]byte(cmd), &argv) != nil {
 			argv = strings.Fields(cmd)
 		}
-		cfg = suite.Config{Command: argv, Env: mockclient.Environment(nil, true)}
+		cfg = execute.Config{Command: argv, Env: mockclient.Environment(nil, true)}
 	}
-	run, err := suite.Execute(context.Background(), cfg)
+	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Fatal != "" {
-		t.Fatalf("target did not start: %s", run.Fatal)
+	if run.Fatal != nil {
+		t.Fatalf("target did not start: %s", run.Fatal.Message)
 	}
-	var results []reports.Result
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		t.Fatal(err)
+	}
 	RegisterFailHandler(Fail)
-	suite.Define(run, &results, nil)
+	suite.Define(run, files, suite.Planned(run, files, "not run"), nil)
 	RunSpecs(t, "mcpconform conformance")
 }
 
 var _ = Describe("the suite's own plumbing", func() {
 	It("judges every procedural check by a requirement id", func() {
-		for _, c := range suite.Checks() {
+		for _, c := range checks.All() {
 			Expect(c.Requirement).To(MatchRegexp(`^[A-Z]+(-[A-Z]+)*-[0-9]{2}$`), c.ID)
 		}
 	})

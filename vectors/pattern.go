@@ -2,11 +2,10 @@ package vectors
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpconform/mcpconform/wire"
 	"math/big"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -482,11 +481,9 @@ func isType(v any, t string) bool {
 	return false
 }
 
-// IsInteger reports whether a JSON number literal is an integer: no fraction
-// and no exponent (1.0 and 1e2 are numbers, not integers, in this suite).
-func IsInteger(lit string) bool {
-	return lit != "" && !strings.ContainsAny(lit, ".eE")
-}
+// IsInteger reports whether a JSON number literal has an integer value
+// (see wire.IsInteger: 1.0 and 1e2 are integers).
+func IsInteger(lit string) bool { return wire.IsInteger(lit) }
 
 func typeName(v any) string {
 	switch t := v.(type) {
@@ -509,24 +506,9 @@ func typeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func equal(a, b any) bool {
-	an, aok := a.(json.Number)
-	bn, bok := b.(json.Number)
-	if aok || bok {
-		if !aok || !bok {
-			return false
-		}
-		x, ok1 := new(big.Float).SetString(an.String())
-		y, ok2 := new(big.Float).SetString(bn.String())
-		if !ok1 || !ok2 {
-			return an == bn // beyond big.Float: only the same text is equal
-		}
-		return x.Cmp(y) == 0
-	}
-	ab, _ := json.Marshal(a)
-	bb, _ := json.Marshal(b)
-	return bytes.Equal(ab, bb)
-}
+// equal compares decoded values by value (numbers exactly, objects
+// whatever the order of their members).
+func equal(a, b any) bool { return wire.EqualValues(a, b) }
 
 func show(v any) string {
 	b, err := json.Marshal(v)
@@ -547,49 +529,12 @@ func joinAny(l []any) string {
 	return strings.Join(s, " or ")
 }
 
-// StrictBase64 checks s against RFC 4648 § 4: the standard alphabet, padding,
-// a length that is a multiple of four, and no whitespace or line breaks.
-func StrictBase64(s string) error {
-	if len(s)%4 != 0 {
-		return fmt.Errorf("base64 length %d is not a multiple of 4", len(s))
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/', c == '=':
-		default:
-			return fmt.Errorf("byte %d of the base64 text is %q, outside the standard alphabet", i, c)
-		}
-	}
-	if _, err := base64.StdEncoding.Strict().DecodeString(s); err != nil {
-		return fmt.Errorf("not strict base64: %v", err)
-	}
-	return nil
-}
+// StrictBase64 checks s against RFC 4648 § 4 (see wire.StrictBase64).
+func StrictBase64(s string) error { return wire.StrictBase64(s) }
 
-// AbsoluteURI checks that s is an absolute URI per RFC 3986: a scheme, a
-// colon, and no raw spaces, control characters or non-ASCII bytes.
-func AbsoluteURI(s string) error {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c == 0x7f {
-			return fmt.Errorf("URI %q has a raw space or control character at byte %d", clip(s), i)
-		}
-		if c >= 0x80 {
-			return fmt.Errorf("URI %q has a raw non-ASCII byte at %d (an IRI, not a URI)", clip(s), i)
-		}
-		if strings.IndexByte(`"<>\^`+"`{|}", c) >= 0 {
-			return fmt.Errorf("URI %q has the character %q, which RFC 3986 does not allow unencoded", clip(s), c)
-		}
-	}
-	if !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`).MatchString(s) {
-		return fmt.Errorf("URI %q has no scheme", clip(s))
-	}
-	if _, err := url.Parse(s); err != nil {
-		return fmt.Errorf("URI %q does not parse: %v", clip(s), err)
-	}
-	return nil
-}
+// AbsoluteURI checks that s is an absolute URI by the grammar of RFC 3986
+// (see wire.AbsoluteURI).
+func AbsoluteURI(s string) error { return wire.AbsoluteURI(s) }
 
 func clip(s string) string {
 	if len(s) > 120 {

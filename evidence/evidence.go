@@ -1,0 +1,335 @@
+// Package evidence is what a conformance run observed, as plain data: the
+// server processes it started, each with its whole transcript, and the
+// sessions judged in them. The executor produces a Run; checks judge only
+// a Run; a Run saved as JSON can be judged again later, with no server.
+//
+// Everything a check needs beyond the transcripts — the pages of a list,
+// the reads of discovery, the exchange of a probe — is derived here from
+// the transcripts and the tags the executor put on what it sent, by pure
+// functions.
+package evidence
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Format is the version of the evidence file layout.
+const Format = 1
+
+// Run is everything one run of the suite observed.
+type Run struct {
+	Format int `json:"format"`
+	// Tool is the version of mcpconform that recorded the run.
+	Tool    string   `json:"tool"`
+	Command []string `json:"command"`
+	// SpecVersion is what the user asked to judge: "" (the newest
+	// handshake version the server agrees to), a version, or "all".
+	SpecVersion string        `json:"specVersion,omitempty"`
+	Nonce       string        `json:"nonce"`
+	Started     time.Time     `json:"started"`
+	Duration    time.Duration `json:"durationNs"`
+	// Versions are the versions judged, in report order.
+	Versions  []string   `json:"versions"`
+	// Timeout is the deadline of one request the run used.
+	Timeout time.Duration `json:"timeoutNs"`
+	Sessions  []*Session `json:"sessions"`
+	Processes []*Process `json:"processes"`
+	// Fatal is set when no session could be established.
+	Fatal *Fatal `json:"fatal,omitempty"`
+	// Interrupted says why the run was cut short (a signal, its deadline).
+	Interrupted string `json:"interrupted,omitempty"`
+	// Vectors are the vector files the run used when they were not the
+	// embedded ones (a user's --vectors), as their JSON text.
+	Vectors []VectorFile `json:"vectors,omitempty"`
+	// Selection records --only/--skip, which decided what ran.
+	Only []string `json:"only,omitempty"`
+	Skip []string `json:"skip,omitempty"`
+
+	mu sync.Mutex // guards Processes and Sessions while a run is recorded
+}
+
+// VectorFile is a vector file as the run read it.
+type VectorFile struct {
+	Name string          `json:"name"`
+	JSON json.RawMessage `json:"json"`
+}
+
+// Fatal says why a run established no session.
+type Fatal struct {
+	// Stage is "start" (the command could not run), "initialize" (no
+	// process completed initialize or server/discover), or "version" (the
+	// server does not serve the version asked for).
+	Stage   string `json:"stage"`
+	Message string `json:"message"`
+}
+
+// Role is what a process was started for.
+type Role string
+
+// Process roles.
+const (
+	// RoleShared opens the session a version is judged in; only
+	// well-formed traffic goes to it.
+	RoleShared Role = "shared"
+	// RoleReplacement carries on a shared session whose process died.
+	RoleReplacement Role = "replacement"
+	// RoleProbe is a disposable process for probes: requests before
+	// initialize, the unknown-version offer, and traffic that may kill or
+	// wedge the server. It is replaced when it dies.
+	RoleProbe Role = "probe"
+	// RoleNegotiation is an initialize with one offered version, kept only
+	// for what it answered.
+	RoleNegotiation Role = "negotiation"
+	// RoleOwn is a process of its own for a vector test that needs one
+	// nobody else has talked to.
+	RoleOwn Role = "own"
+)
+
+// Process is one server process the run started.
+type Process struct {
+	ID   int  `json:"id"`
+	Pid  int  `json:"pid,omitempty"`
+	Role Role `json:"role"`
+	// Version is the protocol version this process's traffic is judged
+	// under (the offered one before a handshake completes).
+	Version string `json:"version"`
+	// Why says what the process was started for, in words.
+	Why string `json:"why,omitempty"`
+	// StartError is set when the command could not be started.
+	StartError  string                 `json:"startError,omitempty"`
+	Transcript  *transcript.Transcript `json:"transcript"`
+	StderrTail  []string               `json:"stderrTail,omitempty"`
+	StderrBytes int64                  `json:"stderrBytes,omitempty"`
+
+	mu sync.Mutex
+	x  *exchanges // the index of the transcript as it was at xn entries
+	xn int
+}
+
+// Exit returns how the process ended, from its transcript (nil while it
+// runs, or when it never started).
+func (p *Process) Exit() *transcript.Exit {
+	if p.Transcript == nil {
+		return nil
+	}
+	var exit *transcript.Exit
+	for _, e := range p.Transcript.Entries() {
+		if e.Event != nil && e.Event.Exit != nil {
+			exit = e.Event.Exit
+		}
+	}
+	return exit
+}
+
+// Strays returns the processes left behind at its shutdown.
+func (p *Process) Strays() []transcript.Stray {
+	var out []transcript.Stray
+	for _, e := range p.Entries() {
+		if e.Event != nil && e.Event.Stray != nil {
+			out = append(out, *e.Event.Stray)
+		}
+	}
+	return out
+}
+
+// Entries returns the process's transcript entries.
+func (p *Process) Entries() []transcript.Entry {
+	if p.Transcript == nil {
+		return nil
+	}
+	return p.Transcript.Entries()
+}
+
+// Session is a session judged under one version: its shared process and
+// the replacements that carried it on.
+type Session struct {
+	Version string `json:"version"`
+	// Processes are the ids of the shared process, then its replacements.
+	Processes []int `json:"processes"`
+	// Probes are the ids of the probe processes of this version.
+	Probes []int `json:"probes,omitempty"`
+	// Requested is the version the client offered; Negotiated what the
+	// server answered (for 2026-07-28, the version server/discover listed).
+	Requested  string `json:"requested"`
+	Negotiated string `json:"negotiated"`
+	Modern     bool   `json:"modern,omitempty"`
+
+	run  *Run
+	mu   sync.Mutex
+	view *view // built when the session's transcripts held vn entries
+	vn   int
+}
+
+// Process returns the process with the id, or nil.
+func (r *Run) Process(id int) *Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.Processes {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// AddProcess records a new process and gives it the next id.
+func (r *Run) AddProcess(p *Process) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p.ID = len(r.Processes) + 1
+	r.Processes = append(r.Processes, p)
+}
+
+// AddSession records a session of the run.
+func (r *Run) AddSession(s *Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s.run = r
+	r.Sessions = append(r.Sessions, s)
+}
+
+// RemoveSession forgets a session (its processes stay on record).
+func (r *Run) RemoveSession(s *Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, x := range r.Sessions {
+		if x == s {
+			r.Sessions = append(r.Sessions[:i], r.Sessions[i+1:]...)
+			return
+		}
+	}
+}
+
+// AllProcesses returns the processes recorded so far.
+func (r *Run) AllProcesses() []*Process {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Process(nil), r.Processes...)
+}
+
+// Session returns the session judged under version v, or nil.
+func (r *Run) Session(v string) *Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.Sessions {
+		if s.Version == v {
+			s.run = r
+			return s
+		}
+	}
+	return nil
+}
+
+// Bind links sessions to their run; Load calls it.
+func (r *Run) Bind() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.Sessions {
+		s.run = r
+	}
+}
+
+// Shared returns the session's first process.
+func (s *Session) Shared() *Process {
+	if len(s.Processes) == 0 || s.run == nil {
+		return nil
+	}
+	return s.run.Process(s.Processes[0])
+}
+
+// All returns the shared process and its replacements.
+func (s *Session) All() []*Process {
+	var out []*Process
+	for _, id := range s.Processes {
+		if p := s.run.Process(id); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ProbeProcesses returns the probe processes of the session's version.
+func (s *Session) ProbeProcesses() []*Process {
+	var out []*Process
+	for _, id := range s.Probes {
+		if p := s.run.Process(id); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Run returns the run the session belongs to.
+func (s *Session) Run() *Run { return s.run }
+
+// Capabilities is what a server declared, read leniently: a flag is true
+// only when the member is the JSON boolean true.
+type Capabilities struct {
+	Raw         json.RawMessage
+	Resources   bool
+	Subscribe   bool
+	ListChanged bool
+	Logging     bool
+	Completions bool
+	Tools       bool
+	Prompts     bool
+	keys        map[string]json.RawMessage
+}
+
+// ParseCapabilities reads a capabilities object.
+func ParseCapabilities(raw json.RawMessage) Capabilities {
+	c := Capabilities{Raw: raw}
+	m := wire.Object(raw)
+	if m == nil {
+		return c
+	}
+	c.keys = m
+	if r := wire.Object(m["resources"]); r != nil {
+		c.Resources = true
+		c.Subscribe = string(r["subscribe"]) == "true"
+		c.ListChanged = string(r["listChanged"]) == "true"
+	}
+	_, c.Logging = m["logging"]
+	_, c.Completions = m["completions"]
+	c.Tools = wire.Object(m["tools"]) != nil
+	c.Prompts = wire.Object(m["prompts"]) != nil
+	return c
+}
+
+// Has reports whether a capability path such as "resources.subscribe" is
+// declared.
+func (c Capabilities) Has(path string) bool {
+	switch path {
+	case "resources":
+		return c.Resources
+	case "resources.subscribe":
+		return c.Subscribe
+	case "resources.listChanged":
+		return c.ListChanged
+	case "logging":
+		return c.Logging
+	case "completions":
+		return c.Completions
+	case "tools":
+		return c.Tools
+	case "prompts":
+		return c.Prompts
+	}
+	top := path
+	for i := range path {
+		if path[i] == '.' {
+			top = path[:i]
+			break
+		}
+	}
+	_, ok := c.keys[top]
+	return ok
+}
+
+// SafeModern reports whether s is a 2026-07-28 session (false for nil).
+func (s *Session) SafeModern() bool { return s != nil && s.Modern }

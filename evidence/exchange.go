@@ -1,0 +1,410 @@
+package evidence
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Exchange is a request the client sent and what answered it, found by
+// walking a process's transcript.
+type Exchange struct {
+	Process *Process
+	Tag     string
+	Method  string
+	ID      json.RawMessage
+	// Request is the message as sent (nil when it was never written: the
+	// process was gone, or the method had hung before).
+	Request *wire.Message
+	SentSeq int
+	// Response is what answered it, or nil.
+	Response *wire.Message
+	RecvSeq  int
+	// LooseID is set when the response carried the id with another JSON
+	// type ("7" for 7).
+	LooseID bool
+	// NoResponse is why nothing answered, when the harness recorded it.
+	NoResponse *transcript.NoResponse
+}
+
+// OK reports whether a response arrived.
+func (x *Exchange) OK() bool { return x != nil && x.Response != nil }
+
+// Result returns the members of a success result (nil otherwise).
+func (x *Exchange) Result() map[string]json.RawMessage {
+	if !x.OK() || x.Response.Has("error") {
+		return nil
+	}
+	return wire.Object(x.Response.Result)
+}
+
+// ErrorCode returns the integer code of an error response.
+func (x *Exchange) ErrorCode() (int64, bool) {
+	if !x.OK() {
+		return 0, false
+	}
+	e := x.Response.DecodeError()
+	if e == nil {
+		return 0, false
+	}
+	return e.IntCode()
+}
+
+// Unanswered reports whether the exchange got no response for a reason
+// that says something about the server (not an interrupted run).
+func (x *Exchange) Unanswered() bool {
+	return x != nil && x.Response == nil && (x.NoResponse == nil || !x.NoResponse.Harnessed())
+}
+
+// Stopped reports whether the run was stopped before the exchange could
+// complete: it judges nothing.
+func (x *Exchange) Stopped() bool {
+	return x != nil && x.Response == nil && x.NoResponse != nil && x.NoResponse.Harnessed()
+}
+
+// Reply is a response that answers no request of the client: a reply to a
+// notification or to a line that was not a valid request.
+type Reply struct {
+	Msg *wire.Message
+	Seq int
+	// To is the sequence number of the client line it is taken to answer
+	// (-1: none came before it).
+	To int
+}
+
+// span is a stretch of a transcript [From, To] bracketed by marks.
+type span struct {
+	From, To int
+	Mark     transcript.Mark
+}
+
+// eraChange is the start of an era at a sequence number, with the version
+// it speaks.
+type eraChange struct {
+	Seq     int
+	Era     wire.Era
+	Version string
+}
+
+type exchanges struct {
+	all      []*Exchange
+	byTag    map[string][]*Exchange
+	bySent   map[int][]*Exchange // by the seq of the line that sent them
+	replies  []*Reply
+	replyTo  map[int]*Reply // by the seq of the line answered
+	spans    []span
+	provoked map[int]bool // seqs of stdout lines a provocation answered
+	eras     []eraChange
+}
+
+// Exchanges returns every request the client sent in this process, in the
+// order sent.
+func (p *Process) Exchanges() []*Exchange { return p.index().all }
+
+// Tagged returns the exchanges whose tag is tag, in the order sent.
+func (p *Process) Tagged(tag string) []*Exchange { return p.index().byTag[tag] }
+
+// TaggedPrefix returns the exchanges whose tag starts with prefix.
+func (p *Process) TaggedPrefix(prefix string) []*Exchange {
+	var out []*Exchange
+	for _, x := range p.index().all {
+		if strings.HasPrefix(x.Tag, prefix) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// SentAt returns the exchanges of the requests in the line sent at seq.
+func (p *Process) SentAt(seq int) []*Exchange { return p.index().bySent[seq] }
+
+// Replies returns the responses that answer no request of the client.
+func (p *Process) Replies() []*Reply { return p.index().replies }
+
+// ReplyTo returns the response taken to answer the client line at seq
+// (a notification or a line that was no valid request), or nil.
+func (p *Process) ReplyTo(seq int) *Reply { return p.index().replyTo[seq] }
+
+// Provoked reports whether the stdout line at seq answers traffic the
+// suite sent outside the spec on purpose: only the probe that sent it
+// judges it.
+func (p *Process) Provoked(seq int) bool { return p.index().provoked[seq] }
+
+// InProvocation reports whether seq lies inside a provoking probe's marks.
+func (p *Process) InProvocation(seq int) bool {
+	for _, s := range p.index().spans {
+		if s.Mark.Provoking && seq >= s.From && seq <= s.To {
+			return true
+		}
+	}
+	return false
+}
+
+// EraAt returns the era the process speaks at seq and the version its
+// traffic is judged under there.
+func (p *Process) EraAt(seq int) (wire.Era, string) {
+	era, v := wire.EraNone, p.Version
+	for _, c := range p.index().eras {
+		if c.Seq > seq {
+			break
+		}
+		era, v = c.Era, c.Version
+	}
+	return era, v
+}
+
+// MarkSpans returns the stretches bracketed by marks of the probe (or
+// vector test) named, in order.
+func (p *Process) MarkSpans(probe string) []span {
+	var out []span
+	for _, s := range p.index().spans {
+		if s.Mark.Probe == probe {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// index returns the process's exchanges, rebuilt when the transcript has
+// grown since (the executor asks while a process still runs).
+func (p *Process) index() *exchanges {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	if p.Transcript != nil {
+		n = p.Transcript.Len()
+	}
+	if p.x == nil || p.xn != n {
+		p.x, p.xn = buildIndex(p), n
+	}
+	return p.x
+}
+
+// readableID returns the id member of a client line when the line is an
+// object that has one (whatever else is wrong with it), else nil.
+func readableID(e transcript.Entry) json.RawMessage {
+	if len(e.Msgs) != 1 || e.Batch {
+		return nil
+	}
+	return e.Msgs[0].ID
+}
+
+func buildIndex(p *Process) *exchanges {
+	x := &exchanges{byTag: map[string][]*Exchange{}, bySent: map[int][]*Exchange{}, replyTo: map[int]*Reply{}, provoked: map[int]bool{}}
+	entries := p.Entries()
+	pending := map[string]*Exchange{}
+	loose := map[string]*Exchange{}
+	// Client lines that may still get a reply: every provoking line (a
+	// malformed line, a batch, an invalid id may get an answer without a
+	// usable id), and every well-formed line that was no request (a
+	// notification, which must get none).
+	open := map[int]bool{}
+	var openOrder []int
+	begins := map[string]int{}
+	provokedSent := map[int]bool{}
+	inProvocation := func(seq int) bool {
+		for _, s := range x.spans {
+			if s.Mark.Provoking && seq >= s.From && seq <= s.To {
+				return true
+			}
+		}
+		for key, from := range begins {
+			if strings.HasPrefix(key, "!") && seq >= from {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(ex *Exchange) {
+		x.all = append(x.all, ex)
+		x.byTag[ex.Tag] = append(x.byTag[ex.Tag], ex)
+		if ex.SentSeq >= 0 {
+			x.bySent[ex.SentSeq] = append(x.bySent[ex.SentSeq], ex)
+		}
+	}
+	for _, e := range entries {
+		switch e.Dir {
+		case transcript.Send:
+			correlated := false
+			for _, m := range e.Msgs {
+				if m.Kind() != wire.KindRequest || wire.IsNullID(m.ID) {
+					continue
+				}
+				if t := wire.Type(m.ID); t != "string" && t != "integer" && t != "number" {
+					continue
+				}
+				ex := &Exchange{Process: p, Tag: e.Tag, Method: m.Method, ID: m.ID, Request: m, SentSeq: e.Seq, RecvSeq: -1}
+				pending[wire.IDKey(m.ID)] = ex
+				loose[wire.LooseIDKey(m.ID)] = ex
+				add(ex)
+				correlated = true
+			}
+			if inProvocation(e.Seq) {
+				provokedSent[e.Seq] = true
+			}
+			if !correlated || provokedSent[e.Seq] {
+				open[e.Seq] = true
+				openOrder = append(openOrder, e.Seq)
+			}
+		case transcript.Recv:
+			for _, m := range e.Msgs {
+				if m.Kind() != wire.KindResponse {
+					continue
+				}
+				if !wire.IsNullID(m.ID) {
+					if ex, ok := pending[wire.IDKey(m.ID)]; ok {
+						ex.Response, ex.RecvSeq = m, e.Seq
+						open[ex.SentSeq] = false
+						delete(pending, wire.IDKey(m.ID))
+						delete(loose, wire.LooseIDKey(m.ID))
+						if provokedSent[ex.SentSeq] {
+							x.provoked[e.Seq] = true
+						}
+						continue
+					}
+					if ex, ok := loose[wire.LooseIDKey(m.ID)]; ok {
+						ex.Response, ex.RecvSeq, ex.LooseID = m, e.Seq, true
+						open[ex.SentSeq] = false
+						delete(pending, wire.IDKey(ex.ID))
+						delete(loose, wire.LooseIDKey(m.ID))
+						if provokedSent[ex.SentSeq] {
+							x.provoked[e.Seq] = true
+						}
+						continue
+					}
+				}
+				r := &Reply{Msg: m, Seq: e.Seq, To: -1}
+				x.replies = append(x.replies, r)
+				// The line it answers: a response with an id answers the open
+				// line carrying that id (the latest, if several); one without
+				// a usable id answers the earliest open line inside a
+				// provocation that had no usable id either, else the latest
+				// open line before it (a reply to a notification follows it).
+				pick := -1
+				if !wire.IsNullID(m.ID) {
+					for _, s := range openOrder {
+						if id := readableID(entries[s]); open[s] && s <= e.Seq && id != nil && wire.IDKey(id) == wire.IDKey(m.ID) {
+							pick = s
+						}
+					}
+				} else {
+					// A reply without a usable id answers the earliest open
+					// provoking line (a server answers lines in order), else the
+					// latest open notification before it.
+					for _, s := range openOrder {
+						if open[s] && s <= e.Seq && provokedSent[s] {
+							pick = s
+							break
+						}
+					}
+					if pick < 0 {
+						for _, s := range openOrder {
+							if open[s] && s <= e.Seq && !provokedSent[s] && usableID(readableID(entries[s])) == nil {
+								pick = s
+							}
+						}
+					}
+				}
+				if pick >= 0 {
+					r.To = pick
+					open[pick] = false
+					x.replyTo[pick] = r
+					if provokedSent[pick] {
+						x.provoked[e.Seq] = true
+					}
+				}
+			}
+			if inProvocation(e.Seq) {
+				x.provoked[e.Seq] = true
+			}
+		case transcript.Note:
+			if e.Event == nil {
+				continue
+			}
+			if m := e.Event.Mark; m != nil {
+				key := m.Probe + "#" + itoa(m.Item)
+				if m.Provoking {
+					key = "!" + key
+				}
+				switch m.Kind {
+				case transcript.Begin:
+					begins[key] = e.Seq
+				case transcript.End:
+					if from, ok := begins[key]; ok {
+						x.spans = append(x.spans, span{From: from, To: e.Seq, Mark: *m})
+						delete(begins, key)
+					}
+				}
+			}
+			if n := e.Event.NoResponse; n != nil {
+				var ex *Exchange
+				if n.ID != nil {
+					ex = pending[wire.IDKey(n.ID)]
+				}
+				if ex == nil || ex.Method != n.Method {
+					// Never written: the request exists only as this event.
+					ex = &Exchange{Process: p, Tag: n.Tag, Method: n.Method, ID: n.ID, SentSeq: -1, RecvSeq: -1}
+					add(ex)
+				} else {
+					delete(pending, wire.IDKey(ex.ID))
+					delete(loose, wire.LooseIDKey(ex.ID))
+				}
+				nr := *n
+				ex.NoResponse = &nr
+			}
+		}
+	}
+	// A mark left open (the run ended inside a probe) spans to the end.
+	for key, from := range begins {
+		m := transcript.Mark{Probe: strings.TrimPrefix(key, "!"), Provoking: strings.HasPrefix(key, "!")}
+		x.spans = append(x.spans, span{From: from, To: len(entries), Mark: m})
+	}
+	sort.Slice(x.spans, func(i, j int) bool { return x.spans[i].From < x.spans[j].From })
+	x.eras = eras(p, x.all)
+	return x
+}
+
+// eras finds where the process entered an era: a successful initialize
+// (legacy, from its response on) or a successful request in the
+// 2026-07-28 envelope while no handshake had happened (modern).
+func eras(p *Process, all []*Exchange) []eraChange {
+	var out []eraChange
+	cur := wire.EraNone
+	for _, ex := range all {
+		res := ex.Result()
+		if res == nil {
+			continue
+		}
+		if ex.Method == "initialize" {
+			v, _ := wire.String(res["protocolVersion"])
+			out = append(out, eraChange{Seq: ex.RecvSeq, Era: wire.EraLegacy, Version: v})
+			cur = wire.EraLegacy
+			continue
+		}
+		if cur == wire.EraNone && ex.Request != nil {
+			if v, ok := wire.EnvelopeVersion(ex.Request); ok && v == wire.Modern {
+				out = append(out, eraChange{Seq: ex.RecvSeq, Era: wire.EraModern, Version: wire.Modern})
+				cur = wire.EraModern
+			}
+		}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// usableID returns id when it is a valid request id (a string or a
+// number), else nil.
+func usableID(id json.RawMessage) json.RawMessage {
+	switch wire.Type(id) {
+	case "string", "integer", "number":
+		return id
+	}
+	return nil
+}

@@ -1,0 +1,297 @@
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/wire"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Tags the executor puts on what it sends, so that judging finds it.
+const (
+	// TagInit is the request that opened a session: initialize, or
+	// server/discover in the 2026-07-28 era.
+	TagInit = "init"
+	// TagEraProbe is the server/discover a process got before its
+	// initialize, to learn whether the server serves 2026-07-28.
+	TagEraProbe = "era"
+	// TagInitialized is the notifications/initialized of the handshake.
+	TagInitialized = "initialized"
+	// TagRead is each read of a listed resource during discovery.
+	TagRead = "d:read"
+	// TagTemplateRead is each read of a template expanded with sample values.
+	TagTemplateRead = "d:template-read"
+)
+
+// ListTag is the tag of each page of a list during discovery.
+func ListTag(method string) string { return "d:" + method }
+
+// ProbeTag is the tag of a probe's traffic: "p:" and the probe's name,
+// with an optional step name.
+func ProbeTag(probe string, step ...string) string {
+	t := "p:" + probe
+	if len(step) > 0 {
+		t += "." + strings.Join(step, ".")
+	}
+	return t
+}
+
+// VectorTag is the tag of one step of one item of a vector test.
+func VectorTag(test string, item, step int) string {
+	return fmt.Sprintf("v:%s#%d.%d", test, item, step)
+}
+
+// AliveTag is the tag of the liveness request after a vector test item.
+func AliveTag(test string, item int) string { return fmt.Sprintf("v:%s#%d.alive", test, item) }
+
+// MaxPages bounds how many pages of one list discovery follows; a list
+// still going there is the harness's limit, never the server's fault.
+const MaxPages = 200
+
+// MaxReads bounds how many listed resources (and templates) discovery reads.
+const MaxReads = 200
+
+// ListObs is a paginated list followed to its end, or to where it stopped.
+type ListObs struct {
+	Method string
+	Pages  []*Exchange
+	Items  []json.RawMessage
+	// Stopped says why paging ended early ("" when nextCursor ran out).
+	Stopped string
+	// Cycle is set when a cursor came back.
+	Cycle bool
+	// Capped is set when the harness stopped following at MaxPages.
+	Capped bool
+}
+
+// Read is one read of discovery, with the listed item it read.
+type Read struct {
+	URI string
+	// Item is the listed resource (or, for a template read, the template).
+	Item json.RawMessage
+	X    *Exchange
+}
+
+type view struct {
+	init          *Exchange
+	initResult    map[string]json.RawMessage
+	caps          Capabilities
+	resources     ListObs
+	templates     ListObs
+	reads         []*Read
+	templateReads []*Read
+}
+
+func (s *Session) v() *view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range s.All() {
+		if p.Transcript != nil {
+			n += p.Transcript.Len()
+		}
+	}
+	if s.view == nil || s.vn != n {
+		s.view, s.vn = buildView(s), n
+	}
+	return s.view
+}
+
+// Init returns the exchange that opened the session.
+func (s *Session) Init() *Exchange { return s.v().init }
+
+// InitResult returns the members of the initialize (or server/discover)
+// result.
+func (s *Session) InitResult() map[string]json.RawMessage { return s.v().initResult }
+
+// Caps returns what the server declared.
+func (s *Session) Caps() Capabilities { return s.v().caps }
+
+// Resources returns resources/list as discovery followed it.
+func (s *Session) Resources() ListObs { return s.v().resources }
+
+// Templates returns resources/templates/list as discovery followed it.
+func (s *Session) Templates() ListObs { return s.v().templates }
+
+// Reads returns the reads of listed resources.
+func (s *Session) Reads() []*Read { return s.v().reads }
+
+// TemplateReads returns the reads of templates expanded with sample values.
+func (s *Session) TemplateReads() []*Read { return s.v().templateReads }
+
+// Tagged returns the exchanges with the tag in every process of the
+// session, in order.
+func (s *Session) Tagged(tag string) []*Exchange {
+	var out []*Exchange
+	for _, p := range s.All() {
+		out = append(out, p.Tagged(tag)...)
+	}
+	return out
+}
+
+func buildView(s *Session) *view {
+	v := &view{}
+	p := s.Shared()
+	if p == nil {
+		return v
+	}
+	if xs := p.Tagged(TagInit); len(xs) > 0 {
+		v.init = xs[len(xs)-1]
+		v.initResult = v.init.Result()
+		if v.initResult != nil {
+			v.caps = ParseCapabilities(v.initResult["capabilities"])
+		}
+	}
+	v.resources = FollowList(s.Tagged(ListTag("resources/list")), "resources/list", p)
+	v.templates = FollowList(s.Tagged(ListTag("resources/templates/list")), "resources/templates/list", p)
+	byURI := map[string]json.RawMessage{}
+	for _, it := range v.resources.Items {
+		if u, ok := wire.String(wire.Object(it)["uri"]); ok {
+			if _, dup := byURI[u]; !dup {
+				byURI[u] = it
+			}
+		}
+	}
+	for _, x := range s.Tagged(TagRead) {
+		u := requestURI(x)
+		v.reads = append(v.reads, &Read{URI: u, Item: byURI[u], X: x})
+	}
+	byExpansion := map[string]json.RawMessage{}
+	for _, it := range v.templates.Items {
+		if t, ok := wire.String(wire.Object(it)["uriTemplate"]); ok {
+			if u, _, err := ExpandSample(t); err == nil {
+				if _, dup := byExpansion[u]; !dup {
+					byExpansion[u] = it
+				}
+			}
+		}
+	}
+	for _, x := range s.Tagged(TagTemplateRead) {
+		u := requestURI(x)
+		v.templateReads = append(v.templateReads, &Read{URI: u, Item: byExpansion[u], X: x})
+	}
+	return v
+}
+
+func requestURI(x *Exchange) string {
+	if x.Request == nil {
+		return ""
+	}
+	u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
+	return u
+}
+
+// ListMember names the array of items in a list result.
+func ListMember(method string) string {
+	switch method {
+	case "resources/list":
+		return "resources"
+	case "resources/templates/list":
+		return "resourceTemplates"
+	case "tools/list":
+		return "tools"
+	case "prompts/list":
+		return "prompts"
+	}
+	return ""
+}
+
+// NextPage judges one page of a list walk: the cursor to ask for next, or
+// why the walk stops there (stop is "" and more is false at the natural
+// end). resp is the page's response (nil: failure says why there is
+// none); seen holds the cursors already followed.
+func NextPage(resp *wire.Message, failure, member string, seen map[string]bool) (cursor string, more bool, stop string, cycle bool) {
+	switch {
+	case resp == nil && failure != "":
+		return "", false, failure, false
+	case resp == nil:
+		return "", false, "no response", false
+	case resp.Has("error"):
+		return "", false, "error: " + clip(string(resp.Error), 200), false
+	}
+	res := wire.Object(resp.Result)
+	if res == nil {
+		return "", false, "result is not an object", false
+	}
+	if _, ok := wire.Array(res[member]); !ok {
+		return "", false, fmt.Sprintf("result has no %s array", member), false
+	}
+	next, ok := res["nextCursor"]
+	if !ok {
+		return "", false, "", false
+	}
+	c, isString := wire.String(next)
+	if !isString {
+		return "", false, "nextCursor is not a string: " + clip(string(next), 80), false
+	}
+	if seen[c] {
+		return "", false, fmt.Sprintf("cursor %q came back", clip(c, 60)), true
+	}
+	return c, true, "", false
+}
+
+// FollowList rebuilds a list walk from its pages, in order.
+func FollowList(pages []*Exchange, method string, p *Process) ListObs {
+	obs := ListObs{Method: method, Pages: pages}
+	member := ListMember(method)
+	seen := map[string]bool{}
+	for i, x := range pages {
+		if items, ok := wire.Array(x.Result()[member]); ok {
+			obs.Items = append(obs.Items, items...)
+		}
+		failure := ""
+		if x.NoResponse != nil {
+			failure = x.NoResponse.String()
+		}
+		c, more, stop, cycle := NextPage(x.Response, failure, member, seen)
+		if !more {
+			obs.Stopped, obs.Cycle = stop, cycle
+			if cycle {
+				obs.Stopped = fmt.Sprintf("%s after %d pages", stop, i+1)
+			}
+			return obs
+		}
+		seen[c] = true
+	}
+	if len(pages) > 0 {
+		// The last page still pointed further: the harness stopped there.
+		obs.Capped = true
+		obs.Stopped = fmt.Sprintf("still returning nextCursor after %d pages, where the harness stops following", len(pages))
+		if p != nil {
+			for _, e := range p.Entries() {
+				if e.Event != nil && e.Event.Budget != nil && e.Event.Budget.What == "pages of "+method {
+					obs.Stopped = e.Event.Budget.String()
+				}
+			}
+		}
+	}
+	return obs
+}
+
+// ExpandSample expands a URI template with plain sample values, one per
+// variable ("1" suits numeric ids and names alike), so that a read can be
+// attempted. It returns the expansion and the template's first variable.
+func ExpandSample(tpl string) (expanded, firstVar string, err error) {
+	t, err := uritemplate.New(tpl)
+	if err != nil {
+		return "", "", err
+	}
+	vals := uritemplate.Values{}
+	for _, name := range t.Varnames() {
+		vals.Set(name, uritemplate.String("1"))
+	}
+	if names := t.Varnames(); len(names) > 0 {
+		firstVar = names[0]
+	}
+	expanded, err = t.Expand(vals)
+	return expanded, firstVar, err
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,230 @@
+// Package checks holds every procedural check of mcpconform, one file per
+// requirement family (lifecycle.go judges LIFE-*, resources_read.go
+// RES-READ-*, ...), and the judge of vector tests. A check is a pure
+// function of the evidence of a run: it never talks to a server, so each
+// one is tested on recorded transcripts (testdata/<family>/<check>/).
+//
+// A check says what it saw: the rule is kept, broken (a Violation), or it
+// judged nothing (Skip). What a broken rule costs comes from the
+// catalogue, at the rule's level in the version judged.
+package checks
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Check is a procedural check: a rule judged in Go over what a run
+// observed, for what cannot be said as one request and its response.
+type Check struct {
+	ID          string
+	Requirement string
+	Area        string
+	Description string
+	// Flags label the check: disputed, heuristic, sdk-divergence.
+	Flags []string
+	// Requires lists capability paths the session must declare; otherwise
+	// the check is skipped.
+	Requires []string
+	// Versions narrows the versions the check judges (nil: every version
+	// whose catalogue has the requirement).
+	Versions []string
+	// Judge decides.
+	Judge func(j *J) Finding
+}
+
+// J is what a judge sees: the run, the version judged, the session opened
+// under it (nil when none was), and every process whose traffic is judged
+// under it.
+type J struct {
+	Run       *evidence.Run
+	Version   string
+	Session   *evidence.Session
+	Processes []*evidence.Process
+}
+
+// Caps returns the capabilities the session declared.
+func (j *J) Caps() evidence.Capabilities {
+	if j.Session == nil {
+		return evidence.Capabilities{}
+	}
+	return j.Session.Caps()
+}
+
+// Outcome is what a check saw, before the catalogue level prices it.
+type Outcome string
+
+// Outcomes.
+const (
+	Pass Outcome = "pass"
+	// Violation: the rule is broken; the verdict is the rule's severity in
+	// the version judged (fail, warn or info).
+	Violation Outcome = "violation"
+	// Disputed: broken only by one reading of a spec that contradicts
+	// itself, or by a heuristic: a warning at most.
+	Disputed Outcome = "disputed"
+	// Recorded: behaviour worth reporting that no rule judges.
+	Recorded Outcome = "info"
+	Skip     Outcome = "skip"
+	// Error: the harness could not judge.
+	Error Outcome = "error"
+)
+
+// Finding is a check's outcome with its evidence.
+type Finding struct {
+	Outcome  Outcome
+	Message  string
+	Expected any
+	Actual   any
+	// Where locates the evidence in a transcript; Sent and Got show it.
+	Where *Where
+	Sent  string
+	Got   string
+}
+
+// Where is a stretch of one process's transcript.
+type Where struct {
+	Process  *evidence.Process
+	From, To int
+}
+
+// At returns a Where around one entry.
+func At(p *evidence.Process, seq int) *Where {
+	return &Where{Process: p, From: seq - 3, To: seq + 3}
+}
+
+func passed(msg string) Finding  { return Finding{Outcome: Pass, Message: msg} }
+func skipped(msg string) Finding { return Finding{Outcome: Skip, Message: msg} }
+func broken(msg string) Finding  { return Finding{Outcome: Violation, Message: msg} }
+func harness(msg string) Finding { return Finding{Outcome: Error, Message: msg} }
+
+// All returns every procedural check, in report order.
+func All() []*Check {
+	var all []*Check
+	for _, family := range [][]*Check{
+		lifecycleChecks(), stdioChecks(), jsonrpcChecks(), pingChecks(), errorsChecks(),
+		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
+		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
+		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
+	} {
+		all = append(all, family...)
+	}
+	return all
+}
+
+// File returns the base name of the file that defines the check's judge.
+func (c *Check) File() string {
+	pc := reflect.ValueOf(c.Judge).Pointer()
+	f := runtime.FuncForPC(pc)
+	if f == nil {
+		return ""
+	}
+	file, _ := f.FileLine(pc)
+	return file[strings.LastIndexByte(file, '/')+1:]
+}
+
+// Applies returns why the check does not judge version v, or "".
+func (c *Check) Applies(v string) string {
+	req, ok := catalog.Get(c.Requirement)
+	if !ok {
+		return "the catalogue has no requirement " + c.Requirement
+	}
+	if _, ok := req.In(v); !ok {
+		return fmt.Sprintf("%s is not a rule of %s (it is one of %s)", c.Requirement, v, strings.Join(req.VersionList(), ", "))
+	}
+	if len(c.Versions) > 0 && !slices.Contains(c.Versions, v) {
+		return fmt.Sprintf("judged in %s only, not in %s", strings.Join(c.Versions, ", "), v)
+	}
+	return ""
+}
+
+// Result judges the check under j.
+func (c *Check) Result(j *J) (res reports.Result) {
+	res = BaseResult(c.ID, c.Requirement, c.Area, j.Version, c.Flags)
+	if why := c.Applies(j.Version); why != "" {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
+	for _, cap := range c.Requires {
+		if j.Session == nil {
+			res.Verdict, res.Message = reports.Skip, "no session was opened under "+j.Version
+			return res
+		}
+		if !j.Caps().Has(cap) {
+			res.Verdict, res.Message = reports.Skip, fmt.Sprintf("the server does not declare the %s capability", cap)
+			return res
+		}
+	}
+	var f Finding
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				f = harness(fmt.Sprintf("the check itself failed: %v", p))
+			}
+		}()
+		f = c.Judge(j)
+	}()
+	return Price(res, f)
+}
+
+// Price turns a finding into the result's verdict, at the level the
+// catalogue gives the requirement in the result's version.
+func Price(res reports.Result, f Finding) reports.Result {
+	sev := catalog.Info
+	if req, ok := catalog.Get(res.Requirement); ok {
+		if st, ok := req.In(res.ProtocolVersion); ok && req.Role != "client" {
+			// A client's obligation binds the harness, not the server:
+			// what the server does there is recorded only.
+			sev = catalog.SeverityOf(st.Level)
+		}
+	}
+	switch f.Outcome {
+	case Pass:
+		res.Verdict = reports.Pass
+	case Violation:
+		res.Verdict = reports.Verdict(sev)
+	case Disputed:
+		res.Verdict = reports.Warn
+		if sev == catalog.Info {
+			res.Verdict = reports.Info
+		}
+	case Recorded:
+		res.Verdict = reports.Info
+	case Skip:
+		res.Verdict = reports.Skip
+	default:
+		res.Verdict = reports.Error
+	}
+	res.Message, res.Expected, res.Actual, res.Sent, res.Got = f.Message, f.Expected, f.Actual, f.Sent, f.Got
+	if f.Where != nil && res.Verdict != reports.Pass && res.Verdict != reports.Skip {
+		res.Transcript = Excerpt(f.Where.Process, f.Where.From, f.Where.To)
+	}
+	return res
+}
+
+// BaseResult is a result carrying a requirement's level, quote and link as
+// the catalogue gives them for version v.
+func BaseResult(id, requirement, area, v string, flags []string) reports.Result {
+	res := reports.Result{ID: id, Requirement: requirement, ProtocolVersion: v, Area: area}
+	if req, ok := catalog.Get(requirement); ok {
+		if st, ok := req.In(v); ok {
+			res.Level, res.Spec, res.Quote = st.Level, catalog.URL(v, st), st.Quote
+		}
+	}
+	res.Labels = append([]string{"level:" + res.Level, "area:" + area}, flags...)
+	return res
+}
+
+// versionsFrom is the versions from v on, to narrow a check.
+func versionsFrom(v string) []string { return wire.Since(v) }
+
+var legacyOnly = wire.LegacyVersions
+var modernOnly = []string{wire.Modern}

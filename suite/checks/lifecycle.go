@@ -1,0 +1,597 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// lifecycleChecks judge initialization, version negotiation, capabilities
+// and, in 2026-07-28, discovery and the per-request model (LIFE-*).
+func lifecycleChecks() []*Check {
+	return []*Check{
+		{
+			ID: "initialize-completes", Requirement: "LIFE-01", Area: "lifecycle",
+			Description: "the initialize exchange completes first on a connection, and the session is judged under the negotiated version",
+			Judge:       checkInitializeCompletes,
+		},
+		{
+			ID: "initialize-result-shape", Requirement: "LIFE-03", Area: "lifecycle",
+			Description: "the initialize result has protocolVersion, capabilities and serverInfo {name, version} of the right types",
+			Judge:       checkInitShape,
+		},
+		{
+			ID: "initialize-echoes-version", Requirement: "LIFE-04", Area: "lifecycle",
+			Description: "offered a version it supports, the server answers with that version",
+			Judge:       checkVersionEcho,
+		},
+		{
+			ID: "initialize-counter-offer", Requirement: "LIFE-05", Area: "lifecycle",
+			Description: "offered an unknown version, the server answers with a version it supports (preferably its newest)",
+			Flags:       []string{"disputed"},
+			Judge:       checkCounterOffer,
+		},
+		{
+			ID: "no-requests-before-initialized", Requirement: "LIFE-09", Area: "lifecycle",
+			Description: "until notifications/initialized arrives, the server sends no requests other than ping",
+			Judge:       checkNoEarlyRequests,
+		},
+		{
+			ID: "no-unnegotiated-server-requests", Requirement: "LIFE-10", Area: "lifecycle",
+			Description: "the server sends sampling, roots and elicitation requests only to a client that declared those capabilities",
+			Judge:       checkNegotiatedRequests,
+		},
+		{
+			ID: "initialize-unknown-client-capabilities", Requirement: "LIFE-13", Area: "lifecycle",
+			Versions:    legacyOnly,
+			Description: "initialize succeeds when the client declares capabilities the server does not know",
+			Judge:       checkUnknownClientCaps,
+		},
+		{
+			ID: "capabilities-shape", Requirement: "LIFE-14", Area: "lifecycle",
+			Description: "each declared server capability is an object, and its flags are booleans",
+			Judge:       checkCapsShape,
+		},
+		{
+			ID: "discover-completes", Requirement: "LIFE-23", Area: "lifecycle",
+			Description: "a server of the 2026-07-28 era answers server/discover in the per-request envelope",
+			Judge:       checkDiscoverCompletes,
+		},
+		{
+			ID: "discover-result-shape", Requirement: "LIFE-23", Area: "lifecycle",
+			Description: "server/discover returns supportedVersions, capabilities and the cache hints resultType, ttlMs and cacheScope",
+			Judge:       checkDiscoverShape,
+		},
+		{
+			ID: "no-undeclared-client-capabilities", Requirement: "LIFE-25", Area: "lifecycle",
+			Description: "with clientCapabilities {} the server never asks for sampling, elicitation or roots",
+			Judge:       func(j *J) Finding { return checkInputRequests(j, true) },
+		},
+		{
+			ID: "server-info-on-every-result", Requirement: "LIFE-26", Area: "lifecycle",
+			Description: "every result's _meta names the server (io.modelcontextprotocol/serverInfo)",
+			Judge:       checkServerInfoMeta,
+		},
+		{
+			ID: "extension-keys", Requirement: "LIFE-29", Area: "lifecycle",
+			Description: "capabilities.extensions keys have a prefix and follow the _meta key grammar; values are objects",
+			Judge:       checkExtensions,
+		},
+		{
+			ID: "no-log-without-level", Requirement: "LIFE-30", Area: "lifecycle",
+			Description: "no notifications/message for 2026-07-28 requests that set no log level",
+			Judge:       checkNoLogWithoutLevel,
+		},
+	}
+}
+
+// handshake is one initialize the run sent and what it answered.
+type handshake struct {
+	x        *evidence.Exchange
+	offered  string
+	answered string // "" when it was refused or never answered
+	unknown  bool   // the request declared client capabilities no version defines
+}
+
+// handshakes returns every initialize of the run, in process order.
+func handshakes(r *evidence.Run) []handshake {
+	var out []handshake
+	for _, p := range r.AllProcesses() {
+		for _, x := range p.Exchanges() {
+			if x.Method != "initialize" || x.Request == nil {
+				continue
+			}
+			params := wire.Object(x.Request.Params)
+			h := handshake{x: x}
+			h.offered, _ = wire.String(params["protocolVersion"])
+			caps := wire.Object(params["capabilities"])
+			_, h.unknown = caps["x-mcpconform-unknown"]
+			if res := x.Result(); res != nil {
+				h.answered, _ = wire.String(res["protocolVersion"])
+			}
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// echoed returns the versions the server answered with when offered
+// exactly that version.
+func echoed(hs []handshake) []string {
+	var e []string
+	for _, h := range hs {
+		if wire.IsLegacy(h.offered) && h.answered == h.offered && !slices.Contains(e, h.offered) {
+			e = append(e, h.offered)
+		}
+	}
+	slices.Sort(e)
+	return e
+}
+
+func checkInitializeCompletes(j *J) Finding {
+	r := j.Run
+	switch {
+	case j.Session != nil:
+		return passed(fmt.Sprintf("initialize completed: offered %s, answered %s", j.Session.Requested, j.Session.Negotiated))
+	case r.Fatal == nil:
+		return skipped("no session was opened under " + j.Version)
+	case r.Fatal.Stage == "start":
+		return harness(r.Fatal.Message)
+	}
+	f := broken(r.Fatal.Message)
+	for _, h := range handshakes(r) {
+		return exchangeFinding(f, h.x)
+	}
+	return f
+}
+
+func checkInitShape(j *J) Finding {
+	if j.Session == nil || j.Session.Modern {
+		return skipped("no initialize result under " + j.Version)
+	}
+	x := j.Session.Init()
+	m := j.Session.InitResult()
+	if m == nil {
+		return skipped("the initialize result is not an object (jsonrpc-result-object judges it)")
+	}
+	t := &tally{actual: toAny(x.Response.Result)}
+	t.judged()
+	w := At(x.Process, x.RecvSeq)
+	if _, ok := wire.String(m["protocolVersion"]); !ok {
+		t.violate(w, "protocolVersion is %s, want a string", describeType(m["protocolVersion"]))
+	}
+	if wire.Type(m["capabilities"]) != "object" {
+		t.violate(w, "capabilities is %s, want an object", describeType(m["capabilities"]))
+	}
+	si := wire.Object(m["serverInfo"])
+	if si == nil {
+		t.violate(w, "serverInfo is %s, want an object", describeType(m["serverInfo"]))
+	} else {
+		for _, k := range []string{"name", "version"} {
+			if _, ok := wire.String(si[k]); !ok {
+				t.violate(w, "serverInfo.%s is %s, want a string", k, describeType(si[k]))
+			}
+		}
+		implementationFields(t, w, "serverInfo", si, j.Version)
+	}
+	if v, ok := m["instructions"]; ok && wire.Type(v) != "string" {
+		t.violate(w, "instructions is %s, want a string", describeType(v))
+	}
+	if v, ok := m["_meta"]; ok && wire.Type(v) != "object" {
+		t.violate(w, "_meta is %s, want an object", describeType(v))
+	}
+	return t.finding("protocolVersion, capabilities and serverInfo are well formed", "")
+}
+
+// implementationFields judges the optional members of an Implementation:
+// a wrong type is a violation; a member newer than the version judged is
+// recorded (objects are open).
+func implementationFields(t *tally, w *Where, where string, m map[string]json.RawMessage, version string) {
+	for _, f := range []struct{ name, typ, since string }{
+		{"title", "string", wire.V20250618},
+		{"description", "string", wire.V20251125},
+		{"websiteUrl", "string", wire.V20251125},
+		{"icons", "array", wire.V20251125},
+	} {
+		v, ok := m[f.name]
+		if !ok {
+			continue
+		}
+		if wire.Type(v) != f.typ {
+			t.violate(w, "%s.%s is %s, want %s", where, f.name, describeType(v), article(f.typ))
+		} else if !wire.AtLeast(version, f.since) {
+			t.record(w, "%s.%s exists only from %s; the session negotiated %s (allowed: objects are open)", where, f.name, f.since, version)
+		}
+	}
+}
+
+func checkVersionEcho(j *J) Finding {
+	hs := handshakes(j.Run)
+	e := echoed(hs)
+	t := &tally{}
+	answers := map[string]string{}
+	for _, h := range hs {
+		if !wire.IsLegacy(h.offered) || (h.answered != j.Version && h.offered != j.Version) {
+			continue
+		}
+		if h.x.Stopped() {
+			continue
+		}
+		t.judged()
+		answers[h.offered] = h.answered
+		w := At(h.x.Process, max(h.x.RecvSeq, h.x.SentSeq))
+		switch {
+		case h.answered == h.offered || h.answered == "":
+		case slices.Contains(e, h.offered):
+			t.violate(w, "offered %s, the server answered %q, though it answers %s when offered it elsewhere", h.offered, h.answered, h.offered)
+		}
+	}
+	if len(answers) > 0 {
+		t.actual = answers
+	}
+	return t.finding("echoes "+strings.Join(e, ", ")+" when offered it", "no initialize offered or answered "+j.Version)
+}
+
+func checkCounterOffer(j *J) Finding {
+	hs := handshakes(j.Run)
+	e := echoed(hs)
+	t := &tally{}
+	answers := map[string]any{}
+	for _, h := range hs {
+		if wire.KnownVersion(h.offered) || h.x.Stopped() {
+			continue
+		}
+		if h.answered != "" && h.answered != j.Version && wire.KnownVersion(h.answered) {
+			continue // judged under the version it landed on
+		}
+		t.judged()
+		x := h.x
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		switch {
+		case x.Response == nil:
+			answers[h.offered] = gotOf(x)
+			t.violate(w, "offered %s, the server did not answer initialize: %s", h.offered, gotOf(x))
+		case x.Response.Has("error"):
+			answers[h.offered] = toAny(x.Response.Error)
+			t.dispute(w, "offered %s, the server answered with an error instead of counter-offering a version (the spec's own example does so)", h.offered)
+		case h.answered == "":
+			answers[h.offered] = toAny(x.Response.Raw)
+			t.violate(w, "offered %s, the initialize result has no protocolVersion string", h.offered)
+		default:
+			answers[h.offered] = h.answered
+			refused := false
+			for _, o := range hs {
+				if o.offered == h.answered && o.answered != "" && o.answered != h.answered {
+					refused = true
+				}
+			}
+			switch {
+			case h.answered == h.offered:
+				t.violate(w, "offered the unknown version %s, the server echoed it back", h.offered)
+			case !wire.KnownVersion(h.answered):
+				t.violate(w, "offered %s, the server counter-offered %q, a version no spec defines", h.offered, h.answered)
+			case refused:
+				t.violate(w, "offered %s, the server counter-offered %s, which it does not accept when offered it", h.offered, h.answered)
+			case len(e) > 0 && h.answered != e[len(e)-1] && slices.Contains(e, h.answered):
+				t.dispute(w, "offered %s, the server counter-offered %s, not its newest version %s (the spec prefers the newest)", h.offered, h.answered, e[len(e)-1])
+			}
+		}
+	}
+	if len(answers) > 0 {
+		t.actual = answers
+	}
+	return t.finding("an unknown version gets a counter-offer of a version the server supports", "no initialize offered an unknown version under "+j.Version)
+}
+
+// declared returns the client capabilities a process's initialize
+// declared, as top-level names.
+func declared(p *evidence.Process) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range p.Exchanges() {
+		if x.Method == "initialize" && x.Request != nil {
+			for k := range wire.Object(wire.Object(x.Request.Params)["capabilities"]) {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// clientCapabilityOf names the client capability a server request needs.
+func clientCapabilityOf(method string) string {
+	switch {
+	case method == "sampling/createMessage":
+		return "sampling"
+	case method == "roots/list":
+		return "roots"
+	case strings.HasPrefix(method, "elicitation/"):
+		return "elicitation"
+	}
+	return ""
+}
+
+func checkNoEarlyRequests(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		initialized := false
+		for _, e := range p.Entries() {
+			if p.InProvocation(e.Seq) {
+				continue
+			}
+			for _, m := range e.Msgs {
+				switch {
+				case e.Dir == transcript.Send && m.Method == "notifications/initialized":
+					initialized = true
+				case e.Dir == transcript.Recv && m.Kind() == wire.KindRequest:
+					t.judged()
+					if era, _ := p.EraAt(e.Seq); !initialized && m.Method != "ping" && era != wire.EraModern {
+						t.violate(At(p, e.Seq), "a %s request before notifications/initialized", clipString(m.Method, 40))
+					}
+				}
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d server requests, none before initialized but ping", t.n), "the server sent no requests")
+}
+
+func checkNegotiatedRequests(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		caps := declared(p)
+		eachMessage(&J{Processes: []*evidence.Process{p}}, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+			if m.Kind() != wire.KindRequest {
+				return
+			}
+			t.judged()
+			if c := clientCapabilityOf(m.Method); c != "" && !caps[c] {
+				t.violate(At(p, e.Seq), "the server sent a %s request, but the client declared no %s capability", m.Method, c)
+			}
+		})
+	}
+	return t.finding(fmt.Sprintf("%d server requests, each within the client's capabilities", t.n), "the server sent no requests")
+}
+
+func checkUnknownClientCaps(j *J) Finding {
+	hs := handshakes(j.Run)
+	for _, h := range hs {
+		if !h.unknown || h.x.Stopped() {
+			continue
+		}
+		if h.answered != "" {
+			return passed("initialize succeeded although the client declared capabilities the server cannot know")
+		}
+		for _, o := range hs {
+			if !o.unknown && o.offered == h.offered && o.answered != "" {
+				return exchangeFinding(broken("initialize with unknown client capabilities was refused, and the same initialize without them succeeded"), h.x)
+			}
+		}
+		return skipped("initialize failed with and without unknown client capabilities (initialize-completes judges it)")
+	}
+	return skipped("no initialize declared unknown client capabilities")
+}
+
+func checkCapsShape(j *J) Finding {
+	if j.Session == nil {
+		return skipped("no session was opened under " + j.Version)
+	}
+	raw := j.Session.InitResult()["capabilities"]
+	caps := wire.Object(raw)
+	x := j.Session.Init()
+	w := At(x.Process, x.RecvSeq)
+	t := &tally{actual: toAny(raw)}
+	if caps == nil {
+		return skipped("capabilities is not an object (the result shape checks judge it)")
+	}
+	t.judged()
+	flags := map[string][]string{"resources": {"subscribe", "listChanged"}, "prompts": {"listChanged"}, "tools": {"listChanged"}}
+	for name, v := range caps {
+		if wire.Type(v) != "object" {
+			t.violate(w, "capabilities.%s is %s, want an object", name, describeType(v))
+			continue
+		}
+		inner := wire.Object(v)
+		for _, f := range flags[name] {
+			if fv, ok := inner[f]; ok && wire.Type(fv) != "boolean" {
+				t.violate(w, "capabilities.%s.%s is %s, want a boolean", name, f, describeType(fv))
+			}
+		}
+		if name == "experimental" {
+			for k, ev := range inner {
+				if wire.Type(ev) != "object" {
+					t.violate(w, "capabilities.experimental[%q] is %s, want an object", k, describeType(ev))
+				}
+			}
+		}
+	}
+	return t.finding("every declared capability is an object with boolean flags", "")
+}
+
+// eraProbes returns the server/discover exchanges of the run: the era
+// probe and the modern sessions' opening ones.
+func eraProbes(r *evidence.Run) []*evidence.Exchange {
+	var out []*evidence.Exchange
+	for _, p := range r.AllProcesses() {
+		out = append(out, p.Tagged(evidence.TagEraProbe)...)
+	}
+	return out
+}
+
+func checkDiscoverCompletes(j *J) Finding {
+	if j.Session != nil && j.Session.Modern {
+		return passed("server/discover lists " + wire.Modern)
+	}
+	for _, x := range eraProbes(j.Run) {
+		if x.Stopped() {
+			return harness("not judged: " + x.NoResponse.String())
+		}
+		res := x.Result()
+		var versions []string
+		_ = json.Unmarshal(res["supportedVersions"], &versions)
+		if slices.Contains(versions, wire.Modern) {
+			return passed("server/discover lists " + wire.Modern)
+		}
+		if j.Run.SpecVersion == wire.Modern {
+			return exchangeFinding(broken("server/discover did not list "+wire.Modern), x)
+		}
+		return skipped("the server does not serve " + wire.Modern + " (" + shortGot(x) + ")")
+	}
+	if j.Run.SpecVersion == wire.Modern && j.Run.Fatal != nil {
+		return broken(j.Run.Fatal.Message)
+	}
+	return skipped("no server/discover was sent")
+}
+
+func checkDiscoverShape(j *J) Finding {
+	if j.Session == nil || !j.Session.Modern {
+		return skipped("no 2026-07-28 session")
+	}
+	x := j.Session.Init()
+	m := j.Session.InitResult()
+	if m == nil {
+		return skipped("no server/discover result")
+	}
+	w := At(x.Process, x.RecvSeq)
+	t := &tally{actual: toAny(x.Response.Result)}
+	t.judged()
+	if v, ok := wire.Array(m["supportedVersions"]); !ok || len(v) == 0 {
+		t.violate(w, "supportedVersions is %s, want a non-empty array of strings", describeType(m["supportedVersions"]))
+	} else {
+		for _, s := range v {
+			if _, ok := wire.String(s); !ok {
+				t.violate(w, "supportedVersions holds %s", describeType(s))
+			}
+		}
+	}
+	if wire.Type(m["capabilities"]) != "object" {
+		t.violate(w, "capabilities is %s, want an object", describeType(m["capabilities"]))
+	}
+	if v, ok := m["instructions"]; ok && wire.Type(v) != "string" {
+		t.violate(w, "instructions is %s, want a string", describeType(v))
+	}
+	cacheHints(t, w, "server/discover", m)
+	return t.finding("a well-formed DiscoverResult", "")
+}
+
+// cacheHints judges resultType, ttlMs and cacheScope of a complete result.
+func cacheHints(t *tally, w *Where, what string, res map[string]json.RawMessage) {
+	rt, _ := wire.String(res["resultType"])
+	if rt == "input_required" {
+		return
+	}
+	if rt != "complete" {
+		t.violate(w, "%s: resultType is %s, want \"complete\"", what, describeType(res["resultType"]))
+	}
+	if n, ok := wire.Int(res["ttlMs"]); !ok || n < 0 {
+		t.violate(w, "%s: ttlMs is %s, want an integer of at least 0", what, describeType(res["ttlMs"]))
+	}
+	if cs, _ := wire.String(res["cacheScope"]); cs != "public" && cs != "private" {
+		t.violate(w, "%s: cacheScope is %s, want \"public\" or \"private\"", what, describeType(res["cacheScope"]))
+	}
+}
+
+// modernResults yields the results of requests sent in the 2026-07-28
+// envelope, in well-formed traffic.
+func modernResults(j *J, yield func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage)) {
+	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
+		res := x.Result()
+		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
+			return
+		}
+		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
+			return
+		}
+		yield(p, x, res)
+	})
+}
+
+func checkServerInfoMeta(j *J) Finding {
+	t := &tally{}
+	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
+		t.judged()
+		si := wire.Object(wire.Object(res["_meta"])[wire.MetaServerInfo])
+		switch {
+		case si == nil:
+			t.violate(At(p, x.RecvSeq), "a %s result whose _meta does not name the server", x.Method)
+		default:
+			if _, ok := wire.String(si["name"]); !ok {
+				t.violate(At(p, x.RecvSeq), "a %s result whose serverInfo has no name", x.Method)
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d results name the server", t.n), "no result of a 2026-07-28 request")
+}
+
+func checkExtensions(j *J) Finding {
+	if j.Session == nil || !j.Session.Modern {
+		return skipped("no 2026-07-28 session")
+	}
+	ext, ok := wire.Object(j.Session.Caps().Raw)["extensions"]
+	if !ok {
+		return skipped("the server declares no extensions")
+	}
+	x := j.Session.Init()
+	w := At(x.Process, x.RecvSeq)
+	m := wire.Object(ext)
+	if m == nil {
+		return Finding{Outcome: Violation, Message: "capabilities.extensions is " + describeType(ext) + ", want an object", Where: w}
+	}
+	t := &tally{}
+	for k, v := range m {
+		t.judged()
+		if !strings.Contains(k, "/") || !metaKeyRE.MatchString(k) {
+			t.violate(w, "extension key %q needs a prefix and must follow the _meta key grammar", clipString(k, 60))
+		}
+		if wire.Type(v) != "object" {
+			t.violate(w, "extension %q is %s, want an object", clipString(k, 60), describeType(v))
+		}
+	}
+	return t.finding(fmt.Sprintf("%d extension(s) are well named", len(m)), "the extensions object is empty")
+}
+
+func checkNoLogWithoutLevel(j *J) Finding {
+	t := &tally{}
+	eachModernMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		t.judged()
+		if m.Method == "notifications/message" {
+			t.violate(At(p, e.Seq), "notifications/message although no request set io.modelcontextprotocol/logLevel")
+		}
+	})
+	return t.finding(fmt.Sprintf("%d messages, no log notification", t.n), "no message of the 2026-07-28 era")
+}
+
+// checkInputRequests judges input_required results: at least one of
+// inputRequests and requestState, and (capsOnly) nothing asked of a client
+// capability the request did not declare.
+func checkInputRequests(j *J, capsOnly bool) Finding {
+	t := &tally{}
+	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
+		if rt, _ := wire.String(res["resultType"]); rt != "input_required" {
+			return
+		}
+		t.judged()
+		w := At(p, x.RecvSeq)
+		reqs := wire.Object(res["inputRequests"])
+		_, hasState := wire.String(res["requestState"])
+		if !capsOnly && reqs == nil && !hasState {
+			t.violate(w, "%s: input_required without inputRequests or requestState", x.Method)
+		}
+		if !capsOnly {
+			return
+		}
+		declaredCaps := wire.Object(wire.Object(wire.Object(x.Request.Params)["_meta"])[wire.MetaClientCapabilities])
+		for key, v := range reqs {
+			method, _ := wire.String(wire.Object(v)["method"])
+			if c := clientCapabilityOf(method); c != "" {
+				if _, ok := declaredCaps[c]; !ok {
+					t.violate(w, "%s: inputRequests[%q] asks for %s, a client capability the request did not declare", x.Method, key, c)
+				}
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d input_required result(s) are well formed", t.n), "no result asked for input")
+}

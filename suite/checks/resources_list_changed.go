@@ -1,0 +1,89 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// resourcesListChangedChecks judge notifications/resources/list_changed
+// (RES-LC-*).
+func resourcesListChangedChecks() []*Check {
+	return []*Check{
+		{
+			ID: "list-changed-only-if-declared", Requirement: "RES-LC-02", Area: "subscriptions",
+			Description: "notifications/resources/list_changed only when listChanged is declared (2026-07-28: only on a stream that asked for it)",
+			Judge:       checkListChangedDeclared,
+		},
+		{
+			ID: "list-changed-params", Requirement: "RES-LC-03", Area: "subscriptions",
+			Description: "notifications/resources/list_changed has no params, or params holding only _meta",
+			Judge:       checkListChangedParams,
+		},
+	}
+}
+
+// listChangedOf yields the resource list_changed notifications of the
+// processes, in well-formed traffic.
+func listChangedOf(j *J, yield func(p *evidence.Process, e transcript.Entry, m *wire.Message)) {
+	eachMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		if m.Method == "notifications/resources/list_changed" {
+			yield(p, e, m)
+		}
+	})
+}
+
+func checkListChangedDeclared(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		listChanged, modern := false, false
+		listens := map[string]bool{} // listen ids that asked for resourcesListChanged
+		for _, x := range p.Exchanges() {
+			if res := x.Result(); res != nil && (x.Method == "initialize" || x.Method == "server/discover") {
+				listChanged = string(wire.Object(wire.Object(res["capabilities"])["resources"])["listChanged"]) == "true"
+			}
+			if x.Method == "subscriptions/listen" && x.Request != nil {
+				if string(wire.Object(wire.Object(x.Request.Params)["notifications"])["resourcesListChanged"]) == "true" {
+					listens[wire.IDKey(x.ID)] = true
+				}
+			}
+		}
+		listChangedOf(&J{Processes: []*evidence.Process{p}}, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+			t.judged()
+			era, _ := p.EraAt(e.Seq)
+			modern = era == wire.EraModern
+			switch {
+			case modern:
+				if id := wire.SubscriptionID(m); id == nil || !listens[wire.IDKey(id)] {
+					t.violate(At(p, e.Seq), "notifications/resources/list_changed outside a stream that asked for resourcesListChanged")
+				}
+			case !listChanged:
+				t.violate(At(p, e.Seq), "notifications/resources/list_changed, but the server does not declare resources.listChanged")
+			}
+		})
+	}
+	return t.finding(fmt.Sprintf("%d list_changed notification(s), each where the client can expect one", t.n), "the server sent no notifications/resources/list_changed")
+}
+
+func checkListChangedParams(j *J) Finding {
+	t := &tally{}
+	listChangedOf(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		t.judged()
+		if !m.Has("params") {
+			return
+		}
+		params := wire.Object(m.Params)
+		if params == nil {
+			t.violate(At(p, e.Seq), "params is %s, want an object", describeType(m.Params))
+			return
+		}
+		for k := range params {
+			if k != "_meta" {
+				t.violate(At(p, e.Seq), "params has %q; only _meta is defined", k)
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d list_changed notification(s) with params absent or holding only _meta", t.n), "the server sent no notifications/resources/list_changed")
+}

@@ -1,0 +1,181 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// resourcesReadChecks judge resources/read of every listed resource
+// (RES-READ-*); the error cases are vector tests.
+func resourcesReadChecks() []*Check {
+	return []*Check{
+		{
+			ID: "resources-read-listed", Requirement: "RES-READ-02", Area: "resources",
+			Description: "reading each listed resource gives a contents array whose items have a uri and exactly one of text and blob",
+			Requires:    []string{"resources"},
+			Judge:       checkReadContents,
+		},
+		{
+			ID: "resources-read-blob-base64", Requirement: "RES-READ-03", Area: "resources",
+			Description: "every blob is strict RFC 4648 base64 (standard alphabet, padding, no line breaks)",
+			Requires:    []string{"resources"},
+			Judge:       checkBlobs,
+		},
+		{
+			ID: "resources-text-is-text", Requirement: "RES-READ-04", Area: "resources",
+			Description: "text contents are really text: not an image, audio or octet-stream type, no NUL or replacement characters",
+			Requires:    []string{"resources"},
+			Flags:       []string{"heuristic"},
+			Judge:       checkTextIsText,
+		},
+		{
+			ID: "input-required-shape", Requirement: "RES-READ-13", Area: "resources",
+			Description: "an input_required read result has inputRequests or requestState (at least one)",
+			Requires:    []string{"resources"},
+			Judge:       func(j *J) Finding { return checkInputRequests(j, false) },
+		},
+		{
+			ID: "read-cache-hints", Requirement: "RES-READ-14", Area: "resources",
+			Description: "every complete 2026-07-28 resources/read result carries resultType, ttlMs and cacheScope",
+			Requires:    []string{"resources"},
+			Judge: func(j *J) Finding {
+				var xs []*evidence.Exchange
+				for _, rd := range j.Session.Reads() {
+					xs = append(xs, rd.X)
+				}
+				return checkCacheHints(xs, "resources/read")
+			},
+		},
+		{
+			ID: "contents-meta-object", Requirement: "RES-READ-15", Area: "resources",
+			Description: "_meta on contents items is an object",
+			Requires:    []string{"resources"},
+			Judge:       checkContentsMeta,
+		},
+	}
+}
+
+// reads returns the reads of discovery: listed resources, then template
+// expansions.
+func reads(s *evidence.Session) []*evidence.Read {
+	return append(append([]*evidence.Read(nil), s.Reads()...), s.TemplateReads()...)
+}
+
+func checkReadContents(j *J) Finding {
+	t := &tally{}
+	for _, rd := range j.Session.Reads() {
+		if rd.X.Stopped() {
+			continue
+		}
+		w := At(rd.X.Process, max(rd.X.RecvSeq, rd.X.SentSeq))
+		items, prob := contentsOf(rd)
+		switch {
+		case prob == "input_required":
+			continue
+		case strings.HasPrefix(prob, "error"):
+			// A listed resource may fail to read (a permission, a backend
+			// down): recorded; the error codes are judged elsewhere.
+			t.judged()
+			t.record(w, "reading listed resource %q gave %s", clipString(rd.URI, 60), prob)
+			continue
+		case prob != "":
+			t.judged()
+			if rd.X.OK() {
+				t.violate(w, "reading %q: %s", clipString(rd.URI, 60), prob)
+			}
+			continue
+		}
+		t.judged()
+		for k, m := range items {
+			where := fmt.Sprintf("reading %q: contents[%d]", clipString(rd.URI, 60), k)
+			if m == nil {
+				t.violate(w, "%s is not an object", where)
+				continue
+			}
+			if _, ok := wire.String(m["uri"]); !ok {
+				t.violate(w, "%s: uri is %s, want a string", where, describeType(m["uri"]))
+			}
+			_, hasText := m["text"]
+			_, hasBlob := m["blob"]
+			switch {
+			case hasText && hasBlob:
+				t.violate(w, "%s has both text and blob", where)
+			case !hasText && !hasBlob:
+				t.violate(w, "%s has neither text nor blob", where)
+			case hasText && wire.Type(m["text"]) != "string":
+				t.violate(w, "%s: text is %s, want a string", where, describeType(m["text"]))
+			case hasBlob && wire.Type(m["blob"]) != "string":
+				t.violate(w, "%s: blob is %s, want a string", where, describeType(m["blob"]))
+			}
+			if v, ok := m["mimeType"]; ok && wire.Type(v) != "string" {
+				t.violate(w, "%s: mimeType is %s, want a string", where, describeType(v))
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d listed resource(s) read with well-formed contents", t.n), "the server lists no resources to read")
+}
+
+func checkBlobs(j *J) Finding {
+	t := &tally{}
+	for _, rd := range reads(j.Session) {
+		items, _ := contentsOf(rd)
+		for k, m := range items {
+			b, ok := wire.String(m["blob"])
+			if !ok {
+				continue
+			}
+			t.judged()
+			if err := wire.StrictBase64(b); err != nil {
+				t.violate(At(rd.X.Process, rd.X.RecvSeq), "reading %q: contents[%d].blob: %v", clipString(rd.URI, 60), k, err)
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d blob(s) are strict base64", t.n), "no read returned a blob")
+}
+
+func checkTextIsText(j *J) Finding {
+	t := &tally{}
+	for _, rd := range reads(j.Session) {
+		items, _ := contentsOf(rd)
+		for k, m := range items {
+			s, ok := wire.String(m["text"])
+			if !ok {
+				continue
+			}
+			t.judged()
+			w := At(rd.X.Process, rd.X.RecvSeq)
+			where := fmt.Sprintf("reading %q: contents[%d]", clipString(rd.URI, 60), k)
+			mt, _ := wire.String(m["mimeType"])
+			mt = strings.ToLower(mt)
+			switch {
+			case strings.HasPrefix(mt, "image/") && !strings.HasPrefix(mt, "image/svg"), strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"), mt == "application/octet-stream":
+				t.violate(w, "%s: the binary type %s is sent as text; binary data belongs in blob", where, mt)
+			case strings.ContainsRune(s, 0):
+				t.violate(w, "%s: text holds NUL characters; binary data belongs in blob", where)
+			case strings.ContainsRune(s, utf8.RuneError):
+				t.violate(w, "%s: text holds U+FFFD replacement characters (binary decoded as text?)", where)
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d text item(s) look like text", t.n), "no read returned text")
+}
+
+func checkContentsMeta(j *J) Finding {
+	t := &tally{}
+	for _, rd := range reads(j.Session) {
+		items, _ := contentsOf(rd)
+		for k, m := range items {
+			if v, ok := m["_meta"]; ok {
+				t.judged()
+				if wire.Type(v) != "object" {
+					t.violate(At(rd.X.Process, rd.X.RecvSeq), "reading %q: contents[%d]._meta is %s, want an object", clipString(rd.URI, 60), k, describeType(v))
+				}
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d contents _meta object(s) are objects", t.n), "no contents item carries _meta")
+}

@@ -1,0 +1,482 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// resourcesSubscriptionsChecks judge subscriptions: resources/subscribe
+// and notifications/resources/updated up to 2025-11-25, listen streams in
+// 2026-07-28 (RES-SUB-*).
+func resourcesSubscriptionsChecks() []*Check {
+	return []*Check{
+		{
+			ID: "resources-subscribe-result", Requirement: "RES-SUB-01", Area: "subscriptions",
+			Description: "resources/subscribe to a listed resource succeeds with a result object",
+			Requires:    []string{"resources.subscribe"},
+			Judge:       func(j *J) Finding { return checkSubResults(j, "subscribe") },
+		},
+		{
+			ID: "resources-unsubscribe-result", Requirement: "RES-SUB-02", Area: "subscriptions",
+			Description: "resources/unsubscribe after a subscribe succeeds with a result object",
+			Requires:    []string{"resources.subscribe"},
+			Judge:       func(j *J) Finding { return checkSubResults(j, "unsubscribe") },
+		},
+		{
+			ID: "resources-updated-only-while-subscribed", Requirement: "RES-SUB-03", Area: "subscriptions",
+			Description: "notifications/resources/updated carry a uri, and none comes for a resource once its unsubscribe was answered",
+			Judge:       checkUpdatesAfterUnsubscribe,
+		},
+		{
+			ID: "resources-updated-needs-subscription", Requirement: "RES-SUB-04", Area: "subscriptions",
+			Description: "no notifications/resources/updated without the subscribe capability and a subscription to that URI (or a resource below it)",
+			Judge:       checkUpdatesNeedSubscription,
+		},
+		{
+			ID: "subscribe-without-capability", Requirement: "RES-SUB-05", Area: "subscriptions",
+			Description: "what resources/subscribe gets from a server that does not declare subscribe (-32601 is recommended)",
+			Requires:    []string{"resources"},
+			Judge:       checkSubscribeUndeclared,
+		},
+		{
+			ID: "listen-acknowledged-first", Requirement: "RES-SUB-07", Area: "subscriptions",
+			Description: "each listen stream starts with notifications/subscriptions/acknowledged carrying the agreed subset of the filter",
+			Judge:       checkListenAck,
+		},
+		{
+			ID: "listen-only-requested-types", Requirement: "RES-SUB-08", Area: "subscriptions",
+			Description: "a stream carries only the notification types it asked for",
+			Judge:       checkListenTypes,
+		},
+		{
+			ID: "listen-subscription-id-echo", Requirement: "RES-SUB-09", Area: "subscriptions",
+			Description: "stream notifications carry _meta subscriptionId equal in type and value to the listen request's id",
+			Judge:       checkListenIDs,
+		},
+		{
+			ID: "no-stream-messages-before-listen", Requirement: "RES-SUB-11", Area: "subscriptions",
+			Description: "a process sends no stream notifications before a listen request opens a stream",
+			Judge:       checkNoStreamBeforeListen,
+		},
+		{
+			ID: "cancelled-only-for-listen", Requirement: "RES-SUB-12", Area: "subscriptions",
+			Description: "the server sends notifications/cancelled only to end a listen stream it has open",
+			Judge:       checkServerCancelled,
+		},
+	}
+}
+
+func checkSubResults(j *J, step string) Finding {
+	xs := j.Session.Tagged(evidence.ProbeTag("subscribe", step))
+	if len(xs) == 0 {
+		return skipped("the server lists no resource to subscribe to")
+	}
+	t := &tally{}
+	var bad *evidence.Exchange
+	for _, x := range xs {
+		if x.Stopped() {
+			continue
+		}
+		t.judged()
+		u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		switch {
+		case !x.OK():
+			t.violate(w, "resources/%s %q: %s", step, clipString(u, 60), gotOf(x))
+		case !x.Response.Has("result"):
+			t.violate(w, "resources/%s %q failed although subscribe is declared: %s", step, clipString(u, 60), clipJSON(x.Response.Error, 160))
+		case wire.Type(x.Response.Result) != "object":
+			t.violate(w, "the resources/%s result is %s, want an object", step, describeType(x.Response.Result))
+		default:
+			continue
+		}
+		if bad == nil {
+			bad = x
+		}
+	}
+	f := t.finding(fmt.Sprintf("%d resources/%s request(s) got a result (an empty result may carry more members: objects are open)", t.n, step), "no request was answered")
+	if bad != nil {
+		f = exchangeFinding(f, bad)
+	}
+	return f
+}
+
+// updates returns the notifications/resources/updated of a process, with
+// their sequence numbers.
+func updates(p *evidence.Process) []seqMsg {
+	var out []seqMsg
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Recv || p.Provoked(e.Seq) {
+			continue
+		}
+		for _, m := range e.Msgs {
+			if m.Method == "notifications/resources/updated" {
+				out = append(out, seqMsg{e.Seq, m})
+			}
+		}
+	}
+	return out
+}
+
+type seqMsg struct {
+	Seq int
+	Msg *wire.Message
+}
+
+func updatedURI(m *wire.Message) (string, bool) {
+	return wire.String(wire.Object(m.Params)["uri"])
+}
+
+// underURI reports whether u is uri itself or a sub-resource of it: a path
+// below it, or a fragment of it.
+func underURI(u, uri string) bool {
+	if u == uri {
+		return true
+	}
+	base, _, _ := strings.Cut(u, "#")
+	if base == uri {
+		return true
+	}
+	return strings.HasPrefix(u, strings.TrimSuffix(uri, "/")+"/")
+}
+
+// subscriptions returns, per URI, the sequence numbers of the subscribe
+// and unsubscribe responses of a process.
+type subState struct {
+	from, until int // answered subscribe, answered unsubscribe (-1: still subscribed)
+}
+
+func subscriptionsOf(p *evidence.Process) map[string][]subState {
+	out := map[string][]subState{}
+	for _, x := range p.Exchanges() {
+		if x.Request == nil || !x.OK() || x.Result() == nil {
+			continue
+		}
+		u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
+		switch x.Method {
+		case "resources/subscribe":
+			out[u] = append(out[u], subState{from: x.SentSeq, until: -1})
+		case "resources/unsubscribe":
+			if subs := out[u]; len(subs) > 0 && subs[len(subs)-1].until < 0 {
+				subs[len(subs)-1].until = x.RecvSeq
+			}
+		}
+	}
+	return out
+}
+
+func checkUpdatesAfterUnsubscribe(j *J) Finding {
+	if !j.Session.SafeModern() {
+		t := &tally{}
+		for _, p := range j.Processes {
+			subs := subscriptionsOf(p)
+			for _, up := range updates(p) {
+				t.judged()
+				u, ok := updatedURI(up.Msg)
+				w := At(p, up.Seq)
+				if !ok {
+					t.violate(w, "notifications/resources/updated without a string params.uri: %s", clipJSON(up.Msg.Raw, 120))
+					continue
+				}
+				for uri, states := range subs {
+					if !underURI(u, uri) {
+						continue
+					}
+					for _, st := range states {
+						if st.until >= 0 && up.Seq > st.until && !stillSubscribed(states, up.Seq) {
+							t.violate(w, "an update for %q arrived after its unsubscribe was answered", clipString(u, 60))
+						}
+					}
+				}
+			}
+		}
+		return t.finding(fmt.Sprintf("%d update(s), each with a uri and none after unsubscribe", t.n), "the server sent no notifications/resources/updated (no change was triggered)")
+	}
+	return skipped("resources/subscribe does not exist in 2026-07-28")
+}
+
+func stillSubscribed(states []subState, seq int) bool {
+	for _, st := range states {
+		if seq > st.from && (st.until < 0 || seq <= st.until) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkUpdatesNeedSubscription(j *J) Finding {
+	if j.Session != nil && j.Session.Modern {
+		return skipped("2026-07-28 has listen streams instead (listen-only-requested-types judges them)")
+	}
+	t := &tally{}
+	for _, p := range j.Processes {
+		subscribe := false
+		for _, x := range p.Exchanges() {
+			if res := x.Result(); res != nil && x.Method == "initialize" {
+				subscribe = string(wire.Object(wire.Object(res["capabilities"])["resources"])["subscribe"]) == "true"
+			}
+		}
+		subs := subscriptionsOf(p)
+		for _, up := range updates(p) {
+			t.judged()
+			u, _ := updatedURI(up.Msg)
+			w := At(p, up.Seq)
+			if !subscribe {
+				t.violate(w, "an update for %q, but the server does not declare resources.subscribe", clipString(u, 60))
+				continue
+			}
+			ok := false
+			for uri, states := range subs {
+				if underURI(u, uri) {
+					for _, st := range states {
+						ok = ok || up.Seq > st.from
+					}
+				}
+			}
+			if !ok {
+				t.violate(w, "an update for %q, which the client never subscribed to", clipString(u, 60))
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d update(s), all for subscribed URIs", t.n), "the server sent no notifications/resources/updated")
+}
+
+func checkSubscribeUndeclared(j *J) Finding {
+	if j.Session.Modern {
+		return skipped("resources/subscribe does not exist in 2026-07-28")
+	}
+	xs := j.Session.Tagged(evidence.ProbeTag("subscribe-undeclared"))
+	if len(xs) == 0 {
+		if j.Caps().Subscribe {
+			return skipped("the server declares subscribe")
+		}
+		return skipped("the server lists no resource to subscribe to")
+	}
+	x := xs[0]
+	f := exchangeFinding(Finding{}, x)
+	code, isErr := x.ErrorCode()
+	switch {
+	case x.Stopped():
+		return harness("not judged: " + x.NoResponse.String())
+	case !x.OK():
+		return skipped("resources/subscribe got no response (every-request-answered judges it)")
+	case !isErr:
+		f.Outcome, f.Message = Recorded, "resources/subscribe succeeded although subscribe is not declared"
+	case code == wire.CodeMethodNotFound:
+		return passed("resources/subscribe gets -32601 without the capability")
+	default:
+		f.Outcome, f.Message = Recorded, fmt.Sprintf("refused with %d (no code is specified; -32601 is recommended)", code)
+	}
+	return f
+}
+
+// stream is a listen request of the listen probe and what came for it.
+type stream struct {
+	x      *evidence.Exchange
+	filter map[string]json.RawMessage
+	notes  []seqMsg // notifications tagged with its id, in order
+}
+
+// listenStreams reconstructs the listen probe's streams from the session.
+func listenStreams(j *J) ([]*stream, string) {
+	if j.Session == nil || !j.Session.Modern {
+		return nil, "listen streams exist in 2026-07-28 only"
+	}
+	xs := j.Session.Tagged(evidence.ProbeTag("listen", "stream"))
+	if len(xs) == 0 {
+		return nil, "no listen stream was opened"
+	}
+	var out []*stream
+	for _, x := range xs {
+		st := &stream{x: x, filter: wire.Object(wire.Object(x.Request.Params)["notifications"])}
+		for _, e := range x.Process.Entries() {
+			if e.Dir != transcript.Recv || e.Seq < x.SentSeq {
+				continue
+			}
+			for _, m := range e.Msgs {
+				if m.Kind() == wire.KindNotification {
+					if id := wire.SubscriptionID(m); id != nil && wire.IDKey(id) == wire.IDKey(x.ID) {
+						st.notes = append(st.notes, seqMsg{e.Seq, m})
+					}
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	// A server that offers neither subscriptions nor list changes may
+	// refuse listen: there is nothing to stream.
+	caps := j.Caps()
+	if !caps.Subscribe && !caps.ListChanged {
+		refused := true
+		for _, st := range out {
+			refused = refused && st.x.OK() && st.x.Response.Has("error")
+		}
+		if refused {
+			return nil, "the server declares neither resources.subscribe nor resources.listChanged and refuses subscriptions/listen"
+		}
+	}
+	return out, ""
+}
+
+func checkListenAck(j *J) Finding {
+	streams, why := listenStreams(j)
+	if streams == nil {
+		return skipped(why)
+	}
+	t := &tally{}
+	for _, st := range streams {
+		t.judged()
+		id := clipJSON(st.x.ID, 40)
+		w := At(st.x.Process, st.x.SentSeq+1)
+		if len(st.notes) == 0 {
+			if st.x.OK() && st.x.Response.Has("error") {
+				t.violate(w, "listen %s was refused: %s", id, clipJSON(st.x.Response.Error, 120))
+			} else {
+				t.violate(w, "listen %s: no notifications/subscriptions/acknowledged", id)
+			}
+			continue
+		}
+		first := st.notes[0].Msg
+		if first.Method != "notifications/subscriptions/acknowledged" {
+			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: the first stream message is %s, not the acknowledgement", id, clipString(first.Method, 60))
+			continue
+		}
+		ack := wire.Object(wire.Object(first.Params)["notifications"])
+		if ack == nil {
+			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: the acknowledgement has no notifications filter", id)
+			continue
+		}
+		for k := range ack {
+			if _, asked := st.filter[k]; !asked {
+				t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: the acknowledgement grants %q, which was not asked for", id, k)
+			}
+		}
+		if _, ok := ack["resourceSubscriptions"]; ok && !j.Caps().Subscribe {
+			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourceSubscriptions acknowledged, but the server does not declare resources.subscribe", id)
+		}
+		if _, ok := ack["resourcesListChanged"]; ok && !j.Caps().ListChanged {
+			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourcesListChanged acknowledged, but the server does not declare resources.listChanged", id)
+		}
+	}
+	return t.finding("every stream was acknowledged first, with a subset of its filter", "no listen stream was opened")
+}
+
+// allowedOn returns the notification methods a stream's filter admits.
+func allowedOn(filter map[string]json.RawMessage) map[string]bool {
+	ok := map[string]bool{"notifications/subscriptions/acknowledged": true}
+	if _, f := filter["resourceSubscriptions"]; f {
+		ok["notifications/resources/updated"] = true
+	}
+	if string(filter["resourcesListChanged"]) == "true" {
+		ok["notifications/resources/list_changed"] = true
+	}
+	if string(filter["toolsListChanged"]) == "true" {
+		ok["notifications/tools/list_changed"] = true
+	}
+	if string(filter["promptsListChanged"]) == "true" {
+		ok["notifications/prompts/list_changed"] = true
+	}
+	return ok
+}
+
+func checkListenTypes(j *J) Finding {
+	streams, why := listenStreams(j)
+	if streams == nil {
+		return skipped(why)
+	}
+	t := &tally{}
+	for _, st := range streams {
+		allowed := allowedOn(st.filter)
+		for _, n := range st.notes {
+			t.judged()
+			if !allowed[n.Msg.Method] {
+				t.violate(At(st.x.Process, n.Seq), "stream %s (filter %s) carried %s", clipJSON(st.x.ID, 40), clipJSON(wire.Object(st.x.Request.Params)["notifications"], 80), clipString(n.Msg.Method, 60))
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d stream message(s), each of a type its stream asked for", t.n), "no stream message arrived")
+}
+
+func checkListenIDs(j *J) Finding {
+	streams, why := listenStreams(j)
+	if streams == nil {
+		return skipped(why)
+	}
+	t := &tally{}
+	p := streams[0].x.Process
+	from := streams[0].x.SentSeq
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Recv || e.Seq < from {
+			continue
+		}
+		for _, m := range e.Msgs {
+			id := wire.SubscriptionID(m)
+			if m.Kind() != wire.KindNotification || id == nil {
+				continue
+			}
+			t.judged()
+			match := false
+			for _, st := range streams {
+				match = match || wire.IDKey(id) == wire.IDKey(st.x.ID)
+			}
+			if !match {
+				t.violate(At(p, e.Seq), "%s carries subscriptionId %s, which matches no listen request id in type and value", clipString(m.Method, 50), clipJSON(id, 40))
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d stream notification(s) echo their listen id exactly", t.n), "no stream notification arrived")
+}
+
+func checkNoStreamBeforeListen(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		listened := false
+		for _, e := range p.Entries() {
+			for _, m := range e.Msgs {
+				if e.Dir == transcript.Send && m.Method == "subscriptions/listen" {
+					listened = true
+				}
+				if e.Dir == transcript.Recv && m.Kind() == wire.KindNotification && !p.Provoked(e.Seq) {
+					if era, _ := p.EraAt(e.Seq); era != wire.EraModern && !listened {
+						continue
+					}
+					t.judged()
+					if !listened && wire.SubscriptionID(m) != nil {
+						t.violate(At(p, e.Seq), "a stream notification (%s) before any listen request in this process", clipString(m.Method, 40))
+					}
+				}
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d notification(s), none on a stream before a listen", t.n), "no notification of the 2026-07-28 era")
+}
+
+func checkServerCancelled(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		open := map[string]bool{}
+		for _, e := range p.Entries() {
+			for _, m := range e.Msgs {
+				if e.Dir == transcript.Send && m.Method == "subscriptions/listen" && m.ID != nil {
+					open[wire.IDKey(m.ID)] = true
+				}
+				if e.Dir == transcript.Recv && m.Method == "notifications/cancelled" && !p.Provoked(e.Seq) {
+					if era, _ := p.EraAt(e.Seq); era != wire.EraModern {
+						continue
+					}
+					t.judged()
+					id := wire.Object(m.Params)["requestId"]
+					if id == nil || !open[wire.IDKey(id)] {
+						t.violate(At(p, e.Seq), "notifications/cancelled names %s, which is not an open listen stream", clipJSON(id, 40))
+					}
+				}
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d notifications/cancelled, each ending a listen stream", t.n), "the server sent no notifications/cancelled")
+}

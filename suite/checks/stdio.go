@@ -1,0 +1,286 @@
+package checks
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// stdioChecks judge the stdio transport: framing and encoding of every
+// line, what the server writes at all, and how it ends (STDIO-*).
+func stdioChecks() []*Check {
+	return []*Check{
+		{
+			ID: "stdio-one-message-per-line", Requirement: "STDIO-02", Area: "stdio",
+			Description: "every stdout line is one complete JSON-RPC message: no message spread over several lines, no line cut off at exit or over the size limit",
+			Judge:       checkFraming,
+		},
+		{
+			ID: "stdio-only-mcp-messages", Requirement: "STDIO-03", Area: "stdio",
+			Description: "nothing but MCP messages on stdout: no banners, logs, blank lines or NUL bytes",
+			Judge:       checkOnlyMessages,
+		},
+		{
+			ID: "stdio-utf8", Requirement: "STDIO-04", Area: "stdio",
+			Description: "stdout is UTF-8, with no byte order mark",
+			Judge:       checkUTF8,
+		},
+		{
+			ID: "server-speaks-stdio", Requirement: "STDIO-01", Area: "stdio",
+			Description: "the server, started as a child process, reads JSON-RPC on stdin and answers on stdout",
+			Judge:       checkSpeaksStdio,
+		},
+		{
+			ID: "stderr-utf8", Requirement: "STDIO-05", Area: "stdio",
+			Description: "what the server logs to stderr is UTF-8 (stderr content itself is never an error)",
+			Judge:       checkStderrUTF8,
+		},
+		{
+			ID: "exits-on-stdin-eof", Requirement: "STDIO-08", Area: "stdio",
+			Description: "the server exits when its stdin closes (2026-07-28: promptly); before, how it ends is recorded",
+			Judge:       checkShutdown,
+		},
+		{
+			ID: "no-stray-processes", Requirement: "STDIO-08", Area: "stdio",
+			Description: "once shut down, a server leaves no process behind (recorded: no sentence forbids it)",
+			Judge:       checkNoStrays,
+		},
+		{
+			ID: "listen-cancel-stops", Requirement: "STDIO-11", Area: "stdio",
+			Description: "after notifications/cancelled for a listen request, nothing more comes for that stream",
+			Judge:       checkListenCancel,
+		},
+		{
+			ID: "stdio-no-server-requests", Requirement: "STDIO-10", Area: "stdio",
+			Description: "over stdio a 2026-07-28 server writes responses and notifications only, never requests",
+			Judge:       func(j *J) Finding { return scanModernRequests(j) },
+		},
+	}
+}
+
+// lineFinding judges every stdout line with rule, which returns a
+// violation, or a recorded oddity.
+func lineFinding(j *J, okMsg string, rule func(e transcript.Entry) (violation, record string)) Finding {
+	t := &tally{}
+	eachLine(j, func(p *evidence.Process, e transcript.Entry) {
+		t.judged()
+		v, r := rule(e)
+		switch {
+		case v != "":
+			t.violate(At(p, e.Seq), "%s: %s", v, quoteBytes(e.Data, 80))
+		case r != "":
+			t.record(At(p, e.Seq), "%s: %s", r, quoteBytes(e.Data, 80))
+		}
+	})
+	f := t.finding(fmt.Sprintf("%s (%d lines)", okMsg, t.n), "the server wrote nothing on stdout")
+	return f
+}
+
+func checkFraming(j *J) Finding {
+	return lineFinding(j, "every line is one whole message", func(e transcript.Entry) (string, string) {
+		switch {
+		case e.Has(wire.IssuePartialEOF):
+			return "stdout ended in the middle of a line (no final newline)", ""
+		case e.Has(wire.IssueNotJSON) && looksLikeFragment(e.Data):
+			return "a message spread over several lines (pretty-printed JSON?)", ""
+		case e.Has(wire.IssueOversize):
+			return fmt.Sprintf("a line of %d bytes, over the maximum message size", e.Len), ""
+		case e.Has(wire.IssueCRLF):
+			// The spec names no newline; JSON reads the \r as whitespace.
+			return "", "the line ends in CRLF"
+		}
+		return "", ""
+	})
+}
+
+// looksLikeFragment guesses that a non-JSON line is a piece of a message
+// spread over lines: it starts or ends like JSON structure.
+func looksLikeFragment(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return false
+	}
+	first, last := s[0], s[len(s)-1]
+	return strings.ContainsRune("{}[]\"", rune(first)) || strings.ContainsRune("{[,:", rune(last))
+}
+
+func checkOnlyMessages(j *J) Finding {
+	return lineFinding(j, "every line is a message", func(e transcript.Entry) (string, string) {
+		switch {
+		case e.Has(wire.IssueBlank):
+			return "a blank line, which is no message", ""
+		case e.Has(wire.IssueNUL):
+			return "a raw NUL byte", ""
+		case e.Has(wire.IssueNotJSON) && !looksLikeFragment(e.Data):
+			return "a line that is not JSON", ""
+		case e.Has(wire.IssueNotMessage):
+			return "a JSON value that is not a message object", ""
+		}
+		return "", ""
+	})
+}
+
+func checkUTF8(j *J) Finding {
+	return lineFinding(j, "every line is UTF-8", func(e transcript.Entry) (string, string) {
+		switch {
+		case e.Has(wire.IssueBOM):
+			return "a UTF-8 byte order mark", ""
+		case e.Has(wire.IssueInvalidUTF8):
+			return "bytes that are not valid UTF-8", ""
+		}
+		return "", ""
+	})
+}
+
+// checkSpeaksStdio fails when no process ever answered a request on
+// stdout: the server talks some other way (stderr, a socket) or not at all.
+func checkSpeaksStdio(j *J) Finding {
+	started, answered := 0, 0
+	for _, p := range j.Processes {
+		if p.StartError != "" {
+			continue
+		}
+		started++
+		for _, x := range p.Exchanges() {
+			if x.OK() {
+				answered++
+				break
+			}
+		}
+	}
+	switch {
+	case started == 0:
+		return skipped("no server process started")
+	case answered == 0:
+		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout", started))
+	}
+	return passed(fmt.Sprintf("%d of %d processes answered on stdout", answered, started))
+}
+
+func checkStderrUTF8(j *J) Finding {
+	t := &tally{}
+	for _, p := range j.Processes {
+		for _, e := range p.Entries() {
+			if e.Dir != transcript.Stderr {
+				continue
+			}
+			t.judged()
+			if !utf8.Valid(e.Data) {
+				t.record(At(p, e.Seq), "a stderr line that is not UTF-8: %s", quoteBytes(e.Data, 60))
+			}
+		}
+	}
+	return t.finding("stderr is UTF-8", "the server wrote nothing to stderr")
+}
+
+// checkShutdown judges how the shared session's process ended once stdin
+// closed. Only 2026-07-28 says the server should exit on stdin EOF; before,
+// the shutdown order binds the client, and what the server did is recorded.
+func checkShutdown(j *J) Finding {
+	if j.Session == nil {
+		return skipped("no session was opened")
+	}
+	procs := j.Session.All()
+	p := procs[len(procs)-1]
+	e := p.Exit()
+	modern := j.Version == wire.Modern
+	switch {
+	case e == nil:
+		return skipped("the process was not shut down (the run was stopped)")
+	case e.Stage == transcript.BeforeShutdown:
+		return Finding{Outcome: Recorded, Message: "the server exited on its own before shutdown began (" + e.String() + ")", Where: exitWhere(p)}
+	case e.Stage == transcript.StdinEOF:
+		return passed(fmt.Sprintf("exited %s after stdin closed (%s)", e.AfterShutdown.Round(1e6), e))
+	}
+	what := fmt.Sprintf("ignored stdin EOF; exited on SIGTERM after %s", e.AfterShutdown.Round(1e6))
+	if e.Stage == transcript.SIGKILL {
+		what = fmt.Sprintf("ignored both stdin EOF and SIGTERM; killed with SIGKILL after %s", e.AfterShutdown.Round(1e6))
+	}
+	if !modern {
+		return Finding{Outcome: Recorded, Message: what, Where: exitWhere(p)}
+	}
+	return Finding{Outcome: Violation, Message: what, Where: exitWhere(p)}
+}
+
+func exitWhere(p *evidence.Process) *Where {
+	n := p.Transcript.Len()
+	return &Where{Process: p, From: n - 6, To: n}
+}
+
+// checkNoStrays lists what every process left behind; no sentence forbids
+// it, so it is recorded, but never hidden.
+func checkNoStrays(j *J) Finding {
+	if runtime.GOOS != "linux" {
+		return skipped("strays are found through /proc, which " + runtime.GOOS + " lacks")
+	}
+	t := &tally{}
+	var actual []any
+	for _, p := range j.Processes {
+		if p.Exit() == nil {
+			continue
+		}
+		t.judged()
+		for _, s := range p.Strays() {
+			t.record(exitWhere(p), "server process %d: %s", p.Pid, s)
+			actual = append(actual, map[string]any{"serverPid": p.Pid, "pid": s.Pid, "command": s.Command, "holds": s.Holds, "killed": s.Killed})
+		}
+	}
+	if actual != nil {
+		t.actual = actual
+	}
+	return t.finding(fmt.Sprintf("none of the %d server processes left a process behind in its process group or holding its pipes", t.n), "no process was shut down")
+}
+
+// scanModernRequests fails on any request a server wrote while speaking
+// the 2026-07-28 era (JSONRPC-14, STDIO-10).
+func scanModernRequests(j *J) Finding {
+	t := &tally{}
+	eachModernMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		t.judged()
+		if m.Kind() == wire.KindRequest {
+			t.violate(At(p, e.Seq), "a request from the server (%s)", clipString(m.Method, 40))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d messages, none a request", t.n), "no message of the 2026-07-28 era to judge")
+}
+
+// checkListenCancel judges the listen probe's cancelled stream: after the
+// client's notifications/cancelled, nothing more may come for it.
+func checkListenCancel(j *J) Finding {
+	streams, why := listenStreams(j)
+	if streams == nil {
+		return skipped(why)
+	}
+	st := streams[0]
+	p := st.x.Process
+	cancelAt := -1
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Send || e.Tag != evidence.ProbeTag("listen", "cancel") {
+			continue
+		}
+		for _, m := range e.Msgs {
+			if wire.IDKey(wire.Object(m.Params)["requestId"]) == wire.IDKey(st.x.ID) {
+				cancelAt = e.Seq
+			}
+		}
+	}
+	if cancelAt < 0 {
+		return skipped("the stream was not cancelled")
+	}
+	t := &tally{}
+	t.judged()
+	for _, n := range st.notes {
+		if n.Seq > cancelAt {
+			t.violate(At(p, n.Seq), "%s for the cancelled stream %s arrived after the cancellation", clipString(n.Msg.Method, 50), clipJSON(st.x.ID, 40))
+		}
+	}
+	if st.x.OK() && st.x.RecvSeq > cancelAt {
+		t.violate(At(p, st.x.RecvSeq), "a response to the cancelled listen request %s arrived after the cancellation", clipJSON(st.x.ID, 40))
+	}
+	return t.finding("nothing more for the stream after notifications/cancelled", "")
+}

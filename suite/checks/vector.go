@@ -1,0 +1,500 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Session kinds of vector tests: where the executor runs them.
+const (
+	// KindShared runs in the shared session of the version, in order.
+	KindShared = "shared"
+	// KindDisposable runs one after another in a probe process that is
+	// replaced when it dies ("fresh" is its old name).
+	KindDisposable = "disposable"
+	// KindUninitialized runs before the probe process's initialize.
+	KindUninitialized = "uninitialized"
+	// KindFinal runs last in the version's process, after everything else
+	// (a test that changes the process for good, such as a legacy
+	// initialize sent after 2026-07-28 traffic).
+	KindFinal = "final"
+)
+
+// SessionKind returns where a test runs.
+func SessionKind(t *vectors.Test) string {
+	s := t.Session
+	if s == "" && t.File != nil {
+		s = t.File.Session
+	}
+	switch s {
+	case "", "shared":
+		return KindShared
+	case "fresh", "disposable":
+		return KindDisposable
+	}
+	return s
+}
+
+// Provoking reports whether a test breaks the client's own rules on
+// purpose: what it provokes is judged by the test alone.
+func Provoking(t *vectors.Test) bool {
+	return slices.Contains(t.Flags, "robustness") || SessionKind(t) == KindUninitialized && !slices.Contains(t.Flags, "in-spec")
+}
+
+// VectorGate returns why a test does not apply to version v of session s,
+// or "". The executor and the judge ask the same question.
+func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
+	if req, ok := catalogIn(t.Requirement, v); !ok {
+		return req
+	}
+	for _, req := range []vectors.Requires{fileRequires(t), t.Requires} {
+		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
+			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
+		}
+		if len(req.Capabilities) == 0 && len(req.Discovered) == 0 {
+			continue
+		}
+		if s == nil {
+			return "no session was opened under " + v
+		}
+		for _, c := range req.Capabilities {
+			if !s.Caps().Has(c) {
+				return fmt.Sprintf("the server does not declare the %s capability", c)
+			}
+		}
+		for _, d := range req.Discovered {
+			switch d {
+			case "resources":
+				if len(s.Resources().Items) == 0 {
+					return "the server lists no resources"
+				}
+			case "templates":
+				if len(s.Templates().Items) == 0 {
+					return "the server lists no resource templates"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func fileRequires(t *vectors.Test) vectors.Requires {
+	if t.File == nil {
+		return vectors.Requires{}
+	}
+	return t.File.Requires
+}
+
+// BaseBindings are the values every item of a test may use.
+func BaseBindings(v, nonce string, s *evidence.Session) map[string]string {
+	b := map[string]string{"nonce": nonce, "version": v}
+	if s == nil {
+		return b
+	}
+	for _, it := range s.Resources().Items {
+		u, ok := wire.String(wire.Object(it)["uri"])
+		if !ok || u == "" {
+			continue
+		}
+		b["resource.uri"] = u
+		if i := strings.IndexByte(u, ':'); i > 0 {
+			b["resource.scheme"] = u[:i]
+		}
+		break
+	}
+	return b
+}
+
+// Item is one execution of a test: its bindings, a label, and why it
+// cannot run, if it cannot.
+type Item struct {
+	Label    string
+	Bindings map[string]string
+	Skip     string
+}
+
+// VectorItems returns the items a test runs with: one, or one per listed
+// resource or template. resources is the current resource list (discovery
+// may have been followed by a list change).
+func VectorItems(t *vectors.Test, v, nonce string, s *evidence.Session, resources []json.RawMessage) []Item {
+	base := BaseBindings(v, nonce, s)
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, x := range base {
+			m[k] = x
+		}
+		for k, x := range extra {
+			m[k] = x
+		}
+		return m
+	}
+	switch t.Foreach {
+	case "resource":
+		var out []Item
+		for _, it := range resources {
+			m := wire.Object(it)
+			u, ok := wire.String(m["uri"])
+			if !ok || u == "" {
+				continue
+			}
+			name, _ := wire.String(m["name"])
+			out = append(out, Item{Label: u, Bindings: with(map[string]string{"item.uri": u, "item.name": name})})
+		}
+		return out
+	case "template":
+		var out []Item
+		if s == nil {
+			return nil
+		}
+		for _, it := range s.Templates().Items {
+			m := wire.Object(it)
+			tpl, ok := wire.String(m["uriTemplate"])
+			if !ok || tpl == "" {
+				continue
+			}
+			name, _ := wire.String(m["name"])
+			exp, first, err := evidence.ExpandSample(tpl)
+			item := Item{Label: tpl, Bindings: with(map[string]string{"item.uriTemplate": tpl, "item.name": name, "item.expanded": exp, "item.firstVar": first})}
+			if err != nil {
+				item.Skip = fmt.Sprintf("template %q does not parse (resources-templates-fields judges it): %v", tpl, err)
+			}
+			out = append(out, item)
+		}
+		return out
+	}
+	return []Item{{Bindings: base}}
+}
+
+// catalogIn returns the reason a requirement is not a rule of v.
+func catalogIn(id, v string) (string, bool) {
+	c := &Check{Requirement: id}
+	if why := c.Applies(v); why != "" {
+		return why, false
+	}
+	return "", true
+}
+
+// severity orders verdicts from best to worst for aggregation.
+var severity = map[reports.Verdict]int{
+	reports.Skip: 0, reports.Pass: 1, reports.Info: 2, reports.Warn: 3, reports.Error: 4, reports.Fail: 5,
+}
+
+// JudgeVector judges a vector test under version v of a run.
+func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session) reports.Result {
+	area := ""
+	if t.File != nil {
+		area = t.File.Area
+	}
+	res := BaseResult(t.ID, t.Requirement, area, v, t.Flags)
+	res.Expected = outcomesJSON(t, v)
+	if why := VectorGate(t, v, s); why != "" {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
+	var items []*evidence.ItemObs
+	for _, it := range r.VectorItems(t.ID) {
+		if it.Version == v || (it.Version != "" && !slices.Contains(r.Versions, it.Version) && v == firstVersion(r)) {
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		switch {
+		case r.Interrupted != "":
+			res.Verdict, res.Message = reports.Error, "not run: "+r.Interrupted
+		case t.Foreach != "":
+			res.Verdict, res.Message = reports.Skip, "the server lists no "+t.Foreach+"s"
+		case SessionKind(t) == KindUninitialized && v != firstVersion(r):
+			res.Verdict, res.Message = reports.Skip, "requests before initialize are probed once, under "+firstVersion(r)
+		default:
+			res.Verdict, res.Message = reports.Skip, "not run under "+v
+		}
+		return res
+	}
+	var worst *itemVerdict
+	var msgs []string
+	verdict := reports.Skip
+	for _, it := range items {
+		iv := judgeItem(t, v, it)
+		if worst == nil || severity[iv.verdict] > severity[worst.verdict] {
+			worst = &iv
+		}
+		if severity[iv.verdict] > severity[verdict] {
+			verdict = iv.verdict
+		}
+		if iv.verdict != reports.Pass && len(items) > 1 {
+			label := it.Mark.Label
+			if label == "" {
+				label = fmt.Sprintf("#%d", it.Item+1)
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: %s: %s", label, iv.verdict, iv.message))
+		}
+	}
+	res.Verdict = verdict
+	res.Actual, res.Sent, res.Got = worst.actual, worst.sent, worst.got
+	if worst.where != nil {
+		res.Transcript = Excerpt(worst.where.Process, worst.where.From, worst.where.To)
+	}
+	switch {
+	case len(items) == 1:
+		res.Message = worst.message
+	case len(msgs) == 0:
+		res.Message = fmt.Sprintf("all %d items: %s", len(items), worst.message)
+	default:
+		bad := len(msgs)
+		if len(msgs) > 5 {
+			msgs = append(msgs[:5], fmt.Sprintf("(and %d more)", bad-5))
+		}
+		res.Message = fmt.Sprintf("%d of %d items: %s", bad, len(items), strings.Join(msgs, "; "))
+	}
+	return res
+}
+
+func firstVersion(r *evidence.Run) string {
+	if len(r.Versions) == 0 {
+		return ""
+	}
+	return r.Versions[0]
+}
+
+type itemVerdict struct {
+	verdict   reports.Verdict
+	message   string
+	actual    any
+	sent, got string
+	where     *Where
+}
+
+// judgeItem judges one item against the test's outcomes.
+func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
+	where := &Where{Process: it.Process, From: it.Begin, To: it.End + 1}
+	switch {
+	case it.Mark.Err != "":
+		return itemVerdict{verdict: reports.Error, message: it.Mark.Err, where: where}
+	case it.Mark.Skip != "":
+		return itemVerdict{verdict: reports.Skip, message: it.Mark.Skip}
+	case len(it.Steps) == 0:
+		return itemVerdict{verdict: reports.Error, message: "the test sent nothing", where: where}
+	}
+	last := it.Steps[len(it.Steps)-1]
+	for _, st := range it.Steps {
+		if st.Index > last.Index {
+			last = st
+		}
+	}
+	var resp *wire.Message
+	var x *evidence.Exchange
+	sent, got := "", ""
+	if last.Exchange != nil {
+		x = last.Exchange
+		resp = x.Response
+		sent, got = sentOf(x), gotOf(x)
+		if x.Stopped() {
+			return itemVerdict{verdict: reports.Error, message: "not judged: " + x.NoResponse.String(), where: where, sent: sent}
+		}
+	}
+	if resp == nil && last.Reply != nil {
+		// A line with a request inside (a batch) may be answered as a
+		// whole, without the request's id.
+		resp = last.Reply.Msg
+		got = clipJSON(resp.Raw, 2000)
+	}
+	if sent == "" && last.SentSeq >= 0 && it.Process != nil {
+		if es := it.Process.Transcript.Slice(last.SentSeq, last.SentSeq+1); len(es) == 1 {
+			sent = clipString(string(es[0].Data), 1000)
+		}
+	}
+	if got == "" {
+		got = "no response"
+	}
+	var alive *bool
+	if it.Alive != nil {
+		if it.Alive.Stopped() {
+			return itemVerdict{verdict: reports.Error, message: "not judged: the liveness check was stopped: " + it.Alive.NoResponse.String(), where: where, sent: sent, got: got}
+		}
+		a := it.Alive.OK()
+		alive = &a
+	}
+	actual := any(map[string]string{"noResponse": got})
+	if resp != nil {
+		actual = toAny(resp.Raw)
+	}
+	silence := resp == nil
+	for _, oc := range t.Expect {
+		if len(oc.Versions) > 0 && !slices.Contains(oc.Versions, v) {
+			continue
+		}
+		if oc.Alive != nil && (alive == nil || *alive != *oc.Alive) {
+			continue
+		}
+		ok, why := matchOutcome(oc, resp, silence, it.Mark.Bindings)
+		if why != "" {
+			return itemVerdict{verdict: reports.Error, message: why, actual: actual, sent: sent, got: got, where: where}
+		}
+		if !ok {
+			continue
+		}
+		msg := oc.Note
+		if msg == "" {
+			msg = "as expected: " + outcomeSummary(oc, it.Mark.Bindings)
+		}
+		if oc.Verdict != "pass" && oc.Verdict != "info" || oc.Note == "" {
+			msg += "; got " + shortReply(resp, x)
+		}
+		if alive != nil && !*alive {
+			msg += fmt.Sprintf(" (the server then answered no liveness request within its window of %s)", aliveWindow(it.Alive))
+		}
+		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, t.Requirement, v), message: msg, actual: actual, sent: sent, got: got, where: where}
+	}
+	other := t.Otherwise
+	if other == "" {
+		other = "fail"
+	}
+	return itemVerdict{verdict: outcomeVerdict(other, t.Requirement, v), message: "no expected outcome matched; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}
+}
+
+func aliveWindow(x *evidence.Exchange) string {
+	if x != nil && x.NoResponse != nil && x.NoResponse.Deadline > 0 {
+		return x.NoResponse.Deadline.String()
+	}
+	return "the liveness window"
+}
+
+// outcomeVerdict prices an outcome's verdict: "fail" means the rule is
+// broken and costs what the catalogue says the rule costs in v; "warn" is
+// a warning at most.
+func outcomeVerdict(verdict, requirement, v string) reports.Verdict {
+	res := reports.Result{Requirement: requirement, ProtocolVersion: v}
+	switch verdict {
+	case "fail":
+		return Price(res, Finding{Outcome: Violation}).Verdict
+	case "warn":
+		return Price(res, Finding{Outcome: Disputed}).Verdict
+	case "info":
+		return reports.Info
+	case "pass":
+		return reports.Pass
+	}
+	return reports.Verdict(verdict)
+}
+
+func shortReply(resp *wire.Message, x *evidence.Exchange) string {
+	if resp == nil {
+		if x != nil && x.NoResponse != nil {
+			return x.NoResponse.String()
+		}
+		return "no response"
+	}
+	if resp.Has("error") {
+		return "error " + clipJSON(resp.Error, 200)
+	}
+	if resp.Has("result") {
+		return "result " + clipJSON(resp.Result, 200)
+	}
+	return clipJSON(resp.Raw, 200)
+}
+
+// matchOutcome reports whether an outcome fits. A non-empty string is a
+// harness problem (a pattern that cannot be expanded).
+func matchOutcome(oc vectors.Outcome, resp *wire.Message, silence bool, b map[string]string) (bool, string) {
+	if oc.Silence {
+		return silence, ""
+	}
+	try := func(raw json.RawMessage, val json.RawMessage, present bool) (bool, string) {
+		exp, err := vectors.Expand(raw, b)
+		if err != nil {
+			return false, err.Error()
+		}
+		p, err := vectors.CompilePattern(exp)
+		if err != nil {
+			return false, err.Error()
+		}
+		if !present {
+			return false, ""
+		}
+		return p.Match(val) == nil, ""
+	}
+	switch {
+	case oc.Result != nil:
+		v, ok := respMember(resp, "result")
+		return try(oc.Result, v, ok)
+	case oc.Error != nil:
+		v, ok := respMember(resp, "error")
+		return try(oc.Error, v, ok)
+	case oc.Response != nil:
+		if resp == nil {
+			return false, ""
+		}
+		return try(oc.Response, resp.Raw, true)
+	}
+	// Only "alive" was given, and it matched.
+	return true, ""
+}
+
+func respMember(resp *wire.Message, name string) (json.RawMessage, bool) {
+	if resp == nil {
+		return nil, false
+	}
+	v, ok := resp.Members[name]
+	// A response with both result and error is judged by the envelope
+	// checks; here it matches neither, so it cannot pass as a clean outcome.
+	if ok && resp.Has("result") && resp.Has("error") {
+		return nil, false
+	}
+	return v, ok
+}
+
+func outcomeSummary(oc vectors.Outcome, b map[string]string) string {
+	show := func(raw json.RawMessage) string {
+		if exp, err := vectors.Expand(raw, b); err == nil {
+			raw = exp
+		}
+		return clipJSON(raw, 160)
+	}
+	switch {
+	case oc.Silence:
+		return "no response"
+	case oc.Result != nil:
+		return "result " + show(oc.Result)
+	case oc.Error != nil:
+		return "error " + show(oc.Error)
+	case oc.Response != nil:
+		return "response " + show(oc.Response)
+	}
+	return "server still answering"
+}
+
+func outcomesJSON(t *vectors.Test, version string) any {
+	var out []any
+	for _, oc := range t.Expect {
+		if len(oc.Versions) > 0 && !slices.Contains(oc.Versions, version) {
+			continue
+		}
+		m := map[string]any{"verdict": oc.Verdict}
+		for k, raw := range map[string]json.RawMessage{"result": oc.Result, "error": oc.Error, "response": oc.Response} {
+			if raw != nil {
+				var v any
+				_ = json.Unmarshal(raw, &v)
+				m[k] = v
+			}
+		}
+		if oc.Silence {
+			m["silence"] = true
+		}
+		if oc.Alive != nil {
+			m["alive"] = *oc.Alive
+		}
+		out = append(out, m)
+	}
+	other := t.Otherwise
+	if other == "" {
+		other = "fail"
+	}
+	return map[string]any{"firstMatchWins": out, "otherwise": other}
+}

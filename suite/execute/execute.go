@@ -1,0 +1,331 @@
+// Package execute drives a server through everything the suite needs to
+// see and records it as evidence. It decides nothing: what it observed is
+// judged by package checks, from the evidence alone.
+//
+// A well-behaved server costs two processes in a default run (see
+// docs/performance.md for why each exists):
+//
+//   - the shared process: initialize, discovery, the session probes and
+//     the shared vector tests, with well-formed traffic only;
+//   - the probe process: server/discover before anything else (the era
+//     probe), the requests before initialize, an initialize offering an
+//     unknown version (the counter-offer), then the tests that may kill or
+//     wedge the server, one after another; it is replaced when it dies.
+package execute
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Config says what to test and how.
+type Config struct {
+	Command []string
+	Dir     string
+	Env     []string
+	// Timeout is the deadline of one request (10 s when zero).
+	Timeout time.Duration
+	// StartTimeout is the deadline from spawning a process to its first
+	// answer (default: the larger of Timeout and 20 s).
+	StartTimeout time.Duration
+	// Grace is each wait of the shutdown sequence.
+	Grace time.Duration
+	// MaxMessageSize bounds one line of server output.
+	MaxMessageSize int
+	// SpecVersion is "" (the newest handshake version the server agrees
+	// to), a version, or "all".
+	SpecVersion string
+	// Vectors are the vector files to run (nil: the embedded ones).
+	Vectors []*vectors.File
+	// Parallel bounds how many versions are driven at once (default 4).
+	Parallel int
+	// Want, when set, says whether a check or vector test is selected;
+	// processes and probes no selected test needs are not started.
+	Want func(id string) bool
+	// Progress, when set, is called as each vector test finishes (from
+	// several goroutines): done of total, and the test's id.
+	Progress func(done, total int, id string)
+	// Tool is the version of mcpconform, recorded in the evidence.
+	Tool string
+}
+
+// unknownVersion is offered to see the server's counter-offer (LIFE-05).
+const unknownVersion = "2099-01-01"
+
+// ClientInfo is what mcpconform says about itself.
+var ClientInfo = map[string]any{"name": "mcpconform", "version": "dev"}
+
+// Execute drives the target and returns the evidence. It returns an error
+// only for bad configuration; a target that cannot start is recorded in
+// Run.Fatal.
+func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("no server command")
+	}
+	if cfg.SpecVersion != "" && cfg.SpecVersion != "all" && !wire.KnownVersion(cfg.SpecVersion) {
+		return nil, fmt.Errorf("unknown --spec-version %q (want one of %s, or all)", cfg.SpecVersion, strings.Join(wire.AllVersions, ", "))
+	}
+	if cfg.Vectors == nil {
+		files, err := vectors.Embedded()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Vectors = files
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = 4
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = max(cfg.Timeout, 20*time.Second)
+	}
+	if cfg.Want == nil {
+		cfg.Want = func(string) bool { return true }
+	}
+	x := &executor{cfg: cfg, stalls: mockclient.NewStalls()}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout}
+	for _, f := range cfg.Vectors {
+		for _, t := range f.Tests {
+			if cfg.Want(t.ID) {
+				x.total++
+			}
+		}
+	}
+	x.execute(ctx)
+	x.run.Duration = time.Since(x.run.Started)
+	x.run.Bind()
+	return x.run, nil
+}
+
+type executor struct {
+	cfg    Config
+	run    *evidence.Run
+	stalls *mockclient.Stalls
+
+	mu    sync.Mutex
+	procs []*proc
+	done  int
+	total int
+}
+
+// proc is a live process with its evidence record.
+type proc struct {
+	c  *mockclient.Client
+	ev *evidence.Process
+}
+
+// start spawns a process for a role. A command that cannot run yields a
+// process record with StartError and a nil client.
+func (x *executor) start(role evidence.Role, version, why string) *proc {
+	ev := &evidence.Process{Role: role, Version: version, Why: why}
+	x.run.AddProcess(ev)
+	id := ev.ID
+	c, err := mockclient.Start(mockclient.Options{
+		Command:        x.cfg.Command,
+		Dir:            x.cfg.Dir,
+		Env:            x.cfg.Env,
+		Timeout:        x.cfg.Timeout,
+		Grace:          x.cfg.Grace,
+		MaxMessageSize: x.cfg.MaxMessageSize,
+		Stalls:         x.stalls,
+	})
+	if err != nil {
+		ev.StartError = err.Error()
+		ev.Transcript = transcript.New(time.Now(), transcript.Limits{})
+		return &proc{ev: ev}
+	}
+	ev.Pid = c.Pid()
+	ev.Transcript = c.Transcript()
+	c.Note(fmt.Sprintf("process %d (%s): %s", id, role, why))
+	p := &proc{c: c, ev: ev}
+	x.mu.Lock()
+	x.procs = append(x.procs, p)
+	x.mu.Unlock()
+	return p
+}
+
+// finish closes a process and records how it ended.
+func (p *proc) finish() {
+	if p == nil || p.c == nil {
+		return
+	}
+	p.c.Close()
+	p.ev.StderrTail = p.c.StderrTail()
+	p.ev.StderrBytes = p.c.StderrBytes()
+}
+
+// alive reports whether the process has not exited on its own.
+func (p *proc) alive() bool {
+	if p == nil || p.c == nil {
+		return false
+	}
+	select {
+	case <-p.c.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+func (x *executor) closeAll() {
+	x.mu.Lock()
+	procs := slices.Clone(x.procs)
+	x.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.finish()
+		}()
+	}
+	wg.Wait()
+}
+
+func (x *executor) progress(id string) {
+	x.mu.Lock()
+	x.done++
+	done := x.done
+	x.mu.Unlock()
+	if x.cfg.Progress != nil {
+		x.cfg.Progress(done, x.total, id)
+	}
+}
+
+func nonce() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// initializeParams are the params of an initialize offering version v
+// with the client capabilities caps.
+func initializeParams(v string, caps map[string]any) map[string]any {
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	return map[string]any{"protocolVersion": v, "capabilities": caps, "clientInfo": ClientInfo}
+}
+
+// unknownClientCapabilities are declared in the shared session's
+// initialize: capability sets are open, so a server must accept keys it
+// does not know (LIFE-13).
+var unknownClientCapabilities = map[string]any{
+	"experimental":         map[string]any{"com.example.mcpconform/probe": map[string]any{}},
+	"x-mcpconform-unknown": map[string]any{"nested": true},
+}
+
+// declaredClientCapabilities are declared in the probe process's
+// initialize, to see what a server does once a client offers roots,
+// sampling and elicitation.
+var declaredClientCapabilities = map[string]any{
+	"roots":       map[string]any{"listChanged": true},
+	"sampling":    map[string]any{},
+	"elicitation": map[string]any{},
+}
+
+// handshake is the outcome of an initialize.
+type handshake struct {
+	x          *mockclient.Exchange
+	negotiated string
+	err        string // why no session came of it
+}
+
+// initialize sends initialize and, when it succeeds, the initialized
+// notification.
+func (p *proc) initialize(ctx context.Context, tag, offer string, caps map[string]any, timeout time.Duration) handshake {
+	if p.c == nil {
+		return handshake{err: "the process did not start: " + p.ev.StartError}
+	}
+	x := p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "initialize", Params: initializeParams(offer, caps), Timeout: timeout})
+	h := handshake{x: x}
+	switch {
+	case x.Err != nil:
+		h.err = "initialize: " + x.Err.Error()
+		return h
+	case !x.Response.Has("result"):
+		h.err = "initialize was refused: " + clip(string(x.Response.Error), 300)
+		return h
+	}
+	res := wire.Object(x.Response.Result)
+	v, ok := wire.String(res["protocolVersion"])
+	if !ok {
+		h.err = "the initialize result has no protocolVersion string"
+		return h
+	}
+	h.negotiated = v
+	_ = p.c.NotifyTagged(evidence.TagInitialized, "notifications/initialized", nil)
+	return h
+}
+
+// envelope is the per-request _meta of a 2026-07-28 session.
+var envelope = mockclient.Envelope{ProtocolVersion: wire.Modern, ClientCapabilities: map[string]any{}, ClientInfo: ClientInfo}
+
+// discover sends server/discover in the 2026-07-28 envelope and reports
+// whether the server lists 2026-07-28.
+func (p *proc) discover(ctx context.Context, tag string, timeout time.Duration) (bool, string) {
+	if p.c == nil {
+		return false, "the process did not start: " + p.ev.StartError
+	}
+	params, _ := envelope.Wrap(nil)
+	x := p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "server/discover", Params: params, Timeout: timeout})
+	switch {
+	case x.Err != nil:
+		return false, "server/discover: " + x.Err.Error()
+	case !x.Response.Has("result"):
+		return false, "server/discover was refused: " + clip(string(x.Response.Error), 300)
+	}
+	var versions []string
+	_ = json.Unmarshal(wire.Object(x.Response.Result)["supportedVersions"], &versions)
+	if !slices.Contains(versions, wire.Modern) {
+		return false, fmt.Sprintf("server/discover lists supportedVersions %v, without %s", versions, wire.Modern)
+	}
+	return true, ""
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// checkWanted reports whether any of the named checks or tests is selected.
+func (x *executor) wanted(ids ...string) bool {
+	for _, id := range ids {
+		if x.cfg.Want(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// testsOf returns the vector tests of a session kind, in file order.
+func (x *executor) testsOf(kind string) []*vectors.Test {
+	var out []*vectors.Test
+	for _, f := range x.cfg.Vectors {
+		for _, t := range f.Tests {
+			if checks.SessionKind(t) == kind && x.cfg.Want(t.ID) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package execute
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// maxRestarts bounds how often one session's process is replaced: a server
+// that dies on every request would otherwise be restarted once per test.
+const maxRestarts = 10
+
+// live is a session being driven: its evidence and its current process.
+type live struct {
+	x        *executor
+	s        *evidence.Session
+	p        *proc
+	modern   bool
+	restarts int
+	stopped  string // why no more replacements are started
+	// resources is the resource list foreach tests use: discovery's, or a
+	// later one after the server announced a change.
+	resources []json.RawMessage
+	lastList  int // transcript length when resources was last listed
+	// wedged is set when the process stopped answering its liveness
+	// requests: a disposable test then gets a new process.
+	wedged bool
+}
+
+// openLegacy starts a process and initializes it offering version offer.
+// unknownCaps declares client capabilities the server cannot know
+// (LIFE-13); if that initialize is refused, a second process tries without
+// them, so the refusal can be told apart.
+func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.Role, unknownCaps bool) *live {
+	caps := map[string]any{}
+	why := "the shared " + offer + " session: initialize, discovery, probes and shared tests"
+	if unknownCaps {
+		caps = unknownClientCapabilities
+		why += " (its initialize declares client capabilities the server cannot know)"
+	}
+	p := x.start(role, offer, why)
+	if p.c == nil {
+		x.fatal("start", "the server could not be started: "+p.ev.StartError)
+		return nil
+	}
+	h := p.initialize(ctx, evidence.TagInit, offer, caps, x.cfg.StartTimeout)
+	if h.err != "" && unknownCaps && ctx.Err() == nil {
+		p.ev.Role = evidence.RoleNegotiation
+		q := x.start(role, offer, "initialize again without unknown client capabilities, since the first initialize was refused")
+		if q.c != nil {
+			if h2 := q.initialize(ctx, evidence.TagInit, offer, nil, x.cfg.StartTimeout); h2.err == "" {
+				p, h = q, h2
+			}
+		}
+	}
+	if h.err != "" {
+		p.ev.Role = evidence.RoleNegotiation
+		if ctx.Err() == nil {
+			x.fatal("initialize", "the server never completed initialize: "+h.err)
+		} else {
+			x.fatal("initialize", "the run was stopped before initialize completed")
+		}
+		return nil
+	}
+	if !wire.IsLegacy(h.negotiated) {
+		x.fatal("initialize", fmt.Sprintf("the server answered initialize with protocol version %q, which mcpconform cannot judge", h.negotiated))
+		return nil
+	}
+	p.ev.Version = h.negotiated
+	s := &evidence.Session{Version: h.negotiated, Processes: []int{p.ev.ID}, Requested: offer, Negotiated: h.negotiated}
+	x.run.AddSession(s)
+	return &live{x: x, s: s, p: p}
+}
+
+// call sends a request of the session: in a 2026-07-28 session params get
+// the per-request envelope.
+func (l *live) call(ctx context.Context, tag, method string, params any) *mockclient.Exchange {
+	if l.p.c == nil {
+		return &mockclient.Exchange{Tag: tag, Method: method, Err: mockclient.ErrExited}
+	}
+	if l.modern {
+		wrapped, err := envelope.Wrap(params)
+		if err != nil {
+			return &mockclient.Exchange{Tag: tag, Method: method, Err: err}
+		}
+		params = wrapped
+	}
+	return l.p.c.Do(ctx, mockclient.Request{Tag: tag, Method: method, Params: params})
+}
+
+// list follows a paginated list to its end, a repeated cursor, an error,
+// or the harness's page limit (recorded as such).
+func (l *live) list(ctx context.Context, tag, method string) []json.RawMessage {
+	member := evidence.ListMember(method)
+	seen := map[string]bool{}
+	var items []json.RawMessage
+	var cursor *string
+	for page := 0; ; page++ {
+		if page == evidence.MaxPages {
+			l.p.c.Budget(transcript.Budget{What: "pages of " + method, Limit: fmt.Sprintf("%d pages followed; the list went on", evidence.MaxPages)})
+			return items
+		}
+		var params any
+		if cursor != nil {
+			params = map[string]any{"cursor": *cursor}
+		}
+		x := l.call(ctx, tag, method, params)
+		failure := ""
+		if x.Err != nil {
+			failure = x.Err.Error()
+		}
+		if x.OK() && !x.Response.Has("error") {
+			if got, ok := wire.Array(wire.Object(x.Response.Result)[member]); ok {
+				items = append(items, got...)
+			}
+		}
+		c, more, _, _ := evidence.NextPage(x.Response, failure, member, seen)
+		if !more {
+			return items
+		}
+		seen[c] = true
+		cursor = &c
+	}
+}
+
+// discover lists resources and templates and reads every listed resource
+// and every template expanded with sample values.
+func (l *live) discover(ctx context.Context) {
+	l.resources = l.list(ctx, evidence.ListTag("resources/list"), "resources/list")
+	l.list(ctx, evidence.ListTag("resources/templates/list"), "resources/templates/list")
+	l.lastList = l.p.c.Transcript().Len()
+	for i, r := range l.resources {
+		if i == evidence.MaxReads {
+			l.p.c.Budget(transcript.Budget{What: "reads of listed resources", Limit: fmt.Sprintf("the first %d were read", evidence.MaxReads)})
+			break
+		}
+		u, ok := wire.String(wire.Object(r)["uri"])
+		if !ok || u == "" {
+			continue
+		}
+		x := l.call(ctx, evidence.TagRead, "resources/read", map[string]any{"uri": u})
+		if !l.p.alive() || ctx.Err() != nil || x.Err != nil && !isTimeout(x.Err) {
+			break // the server is gone
+		}
+	}
+	for i, t := range l.s.Templates().Items {
+		if i == evidence.MaxReads || !l.p.alive() || ctx.Err() != nil {
+			break
+		}
+		tpl, ok := wire.String(wire.Object(t)["uriTemplate"])
+		if !ok {
+			continue
+		}
+		u, _, err := evidence.ExpandSample(tpl)
+		if err != nil {
+			continue
+		}
+		l.call(ctx, evidence.TagTemplateRead, "resources/read", map[string]any{"uri": u})
+	}
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, mockclient.ErrTimeout) || errors.Is(err, mockclient.ErrHung)
+}
+
+// sharedWork runs the session probes and the shared vector tests.
+func (l *live) sharedWork(ctx context.Context) {
+	if l.modern {
+		l.modernProbes(ctx)
+	} else {
+		l.legacyProbes(ctx)
+	}
+	for _, t := range l.x.testsOf(checks.KindShared) {
+		if ctx.Err() != nil {
+			break
+		}
+		l.ensure(ctx)
+		l.runTest(ctx, t, l.p)
+		l.x.progress(t.ID)
+	}
+	if l.modern {
+		l.listAfter(ctx)
+	}
+	l.settleReplies(l.p, 50*time.Millisecond)
+}
+
+// finalWork runs the tests that must come last in the version's process.
+func (l *live) finalWork(ctx context.Context) {
+	for _, t := range l.x.testsOf(checks.KindFinal) {
+		if ctx.Err() != nil {
+			break
+		}
+		l.ensure(ctx)
+		l.runTest(ctx, t, l.p)
+		l.x.progress(t.ID)
+	}
+}
+
+// ensure replaces the session's process when it exited on its own: the
+// test that was running got its verdict, and the next tests run in a
+// replacement process, started and initialized like the original and
+// judged with the original's discovery.
+func (l *live) ensure(ctx context.Context) {
+	if l.p.alive() || ctx.Err() != nil || l.stopped != "" || l.p.c == nil {
+		return
+	}
+	c := l.p.c
+	if l.restarts == maxRestarts {
+		l.stopped = fmt.Sprintf("the server exited %d times; no more restarts", maxRestarts+1)
+		c.Note(l.stopped)
+		return
+	}
+	l.restarts++
+	n := l.x.start(evidence.RoleReplacement, l.s.Version, fmt.Sprintf("replaces the %s session's process %d, which exited (restart %d of at most %d)", l.s.Version, l.p.ev.ID, l.restarts, maxRestarts))
+	if n.c == nil {
+		l.stopped = "restarting the server: " + n.ev.StartError
+		return
+	}
+	if l.modern {
+		if ok, why := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
+			l.stopped = "the replacement process did not answer server/discover: " + why
+			n.c.Note(l.stopped)
+			return
+		}
+	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+		l.stopped = "the replacement process never completed initialize: " + h.err
+		n.c.Note(l.stopped)
+		return
+	}
+	l.s.Processes = append(l.s.Processes, n.ev.ID)
+	l.p = n
+}
+
+// settleReplies gives late replies to the lines a process got that were
+// no valid requests (a notification, a malformed line) the chance to
+// arrive before the process is shut down: it waits until every such line
+// sent inside a probe has a reply, or window passes.
+func (l *live) settleReplies(p *proc, window time.Duration) {
+	if p == nil || p.c == nil || !p.alive() {
+		return
+	}
+	deadline := time.Now().Add(window)
+	for time.Now().Before(deadline) {
+		if !waitingReplies(p.ev) {
+			return
+		}
+		from := p.c.Transcript().Len()
+		p.c.WaitInbound(from, time.Until(deadline), func(m *wire.Message) bool { return m.Kind() == wire.KindResponse })
+	}
+}
+
+// waitingReplies reports whether a provoking line of the process has no
+// reply yet.
+func waitingReplies(p *evidence.Process) bool {
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Send || e.Tag == "" || len(p.SentAt(e.Seq)) > 0 {
+			continue
+		}
+		if p.InProvocation(e.Seq) && p.ReplyTo(e.Seq) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// settle waits, after a probe, for a message matching pred that arrived
+// after transcript position from. A server that answers a follow-up
+// request has handled what came before it, so the wait ends shortly after
+// that answer instead of lasting the whole window.
+func (l *live) settle(ctx context.Context, from int, window time.Duration, pred func(*wire.Message) bool) {
+	deadline := time.Now().Add(window)
+	method := "ping"
+	if l.modern {
+		method = "server/discover"
+	}
+	if x := l.call(ctx, evidence.ProbeTag("settle"), method, nil); x.OK() {
+		l.p.c.WaitInbound(from, max(min(25*time.Millisecond, time.Until(deadline)), 0), pred)
+		return
+	}
+	l.p.c.WaitInbound(from, max(time.Until(deadline), 0), pred)
+}

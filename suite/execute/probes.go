@@ -1,0 +1,164 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Probe names: each is the tag prefix of its traffic (evidence.ProbeTag)
+// and is judged by the checks that cite it.
+const (
+	ProbeEmptyParams   = "list-empty-params"     // PAG-09
+	ProbeCursorRepeat  = "cursor-repeat"         // PAG-04
+	ProbeSubscribe     = "subscribe"             // RES-SUB-01…04
+	ProbeSubUndeclared = "subscribe-undeclared"  // RES-SUB-05
+	ProbeBatch         = "batch"                 // JSONRPC-11
+	ProbeListen        = "listen"                // RES-SUB-07…12, STDIO-11
+	ProbeListAfter     = "list-after"            // RES-CAP-03
+	ProbeCounterOffer  = "counter-offer"         // LIFE-05
+	ProbeRefresh       = "refresh"               // a list again after list_changed
+)
+
+// maxSubscriptions bounds how many listed resources the subscription probe
+// subscribes to.
+const maxSubscriptions = 20
+
+// legacyProbes run in a handshake-era session after discovery.
+func (l *live) legacyProbes(ctx context.Context) {
+	caps := l.s.Caps()
+	res := l.s.Resources()
+	if caps.Resources || len(res.Items) > 0 {
+		l.call(ctx, evidence.ProbeTag(ProbeEmptyParams), "resources/list", json.RawMessage(`{}`))
+	}
+	if len(res.Pages) >= 2 {
+		if c, ok := wire.String(res.Pages[0].Result()["nextCursor"]); ok {
+			l.call(ctx, evidence.ProbeTag(ProbeCursorRepeat), "resources/list", map[string]any{"cursor": c})
+		}
+	}
+	var uris []string
+	for _, rd := range l.s.Reads() {
+		if rd.URI != "" && len(uris) < maxSubscriptions {
+			uris = append(uris, rd.URI)
+		}
+	}
+	if caps.Subscribe && len(uris) > 0 {
+		l.subscribeRoundTrip(ctx, uris)
+	}
+	if caps.Resources && !caps.Subscribe && len(uris) > 0 {
+		l.call(ctx, evidence.ProbeTag(ProbeSubUndeclared), "resources/subscribe", map[string]any{"uri": uris[0]})
+	}
+	if l.s.Version == wire.V20250326 {
+		l.batchProbe(ctx)
+	}
+}
+
+// subscribeRoundTrip subscribes to each uri and reads it (a read may be
+// what changes a resource), waits briefly for updates, unsubscribes from
+// each, and reads again: no update may follow an unsubscribe.
+func (l *live) subscribeRoundTrip(ctx context.Context, uris []string) {
+	tag := func(step string) string { return evidence.ProbeTag(ProbeSubscribe, step) }
+	for _, u := range uris {
+		l.call(ctx, tag("subscribe"), "resources/subscribe", map[string]any{"uri": u})
+		l.call(ctx, tag("read"), "resources/read", map[string]any{"uri": u})
+	}
+	isUpdate := func(m *wire.Message) bool { return m.Method == "notifications/resources/updated" }
+	l.settle(ctx, l.p.c.Transcript().Len(), 150*time.Millisecond, isUpdate)
+	for _, u := range uris {
+		l.call(ctx, tag("unsubscribe"), "resources/unsubscribe", map[string]any{"uri": u})
+	}
+	from := l.p.c.Transcript().Len()
+	for _, u := range uris {
+		l.call(ctx, tag("read-after"), "resources/read", map[string]any{"uri": u})
+	}
+	l.settle(ctx, from, 100*time.Millisecond, isUpdate)
+}
+
+// batchProbe sends one line holding two requests and a notification, as
+// 2025-03-26 allows, and waits for their answers.
+func (l *live) batchProbe(ctx context.Context) {
+	ids := []string{"mcpconform-batch-1", "mcpconform-batch-2"}
+	line := `[{"jsonrpc":"2.0","id":"` + ids[0] + `","method":"ping"},` +
+		`{"jsonrpc":"2.0","id":"` + ids[1] + `","method":"resources/list"},` +
+		`{"jsonrpc":"2.0","method":"notifications/mcpconform-batch"}]`
+	c := l.p.c
+	c.Mark(transcript.Mark{Kind: transcript.Begin, Probe: ProbeBatch})
+	from := c.Transcript().Len()
+	if _, err := c.Write(evidence.ProbeTag(ProbeBatch), []byte(line)); err == nil {
+		seen := map[string]bool{}
+		deadline := time.Now().Add(c.Timeout())
+		for len(seen) < len(ids) && time.Now().Before(deadline) {
+			in := c.WaitInbound(from, time.Until(deadline), func(m *wire.Message) bool {
+				id, _ := wire.String(m.ID)
+				return m.Kind() == wire.KindResponse && (id == ids[0] || id == ids[1]) && !seen[id]
+			})
+			if in == nil {
+				break
+			}
+			id, _ := wire.String(in.Msg.ID)
+			seen[id] = true
+		}
+	}
+	c.Mark(transcript.Mark{Kind: transcript.End, Probe: ProbeBatch})
+}
+
+// modernProbes run in a 2026-07-28 session after discovery: two listen
+// streams, one with a string id asking for updates of a resource, one with
+// an integer id asking for list changes; then the first is cancelled.
+func (l *live) modernProbes(ctx context.Context) {
+	c := l.p.c
+	tag := func(step string) string { return evidence.ProbeTag(ProbeListen, step) }
+	uri := ""
+	if rs := l.s.Reads(); len(rs) > 0 {
+		uri = rs[0].URI
+	}
+	filters := [2]map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
+	if uri != "" {
+		filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
+	}
+	ids := [2]json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
+	var streams [2]*mockclient.Stream
+	for i := range streams {
+		params, err := envelope.Wrap(map[string]any{"notifications": filters[i]})
+		if err != nil {
+			return
+		}
+		st, err := c.ListenTagged(tag("stream"), ids[i], params)
+		if err != nil {
+			return
+		}
+		streams[i] = st
+	}
+	wait := min(c.Timeout(), 2*time.Second)
+	for _, st := range streams {
+		st.WaitFor("notifications/subscriptions/acknowledged", wait)
+	}
+	if uri != "" {
+		// A read may be what changes the resource on some servers.
+		l.call(ctx, tag("read"), "resources/read", map[string]any{"uri": uri})
+		l.settle(ctx, streams[0].Seq, 150*time.Millisecond, func(m *wire.Message) bool {
+			return m.Method == "notifications/resources/updated" && streams[0].Belongs(m)
+		})
+	}
+	_ = streams[0].CancelTagged(tag("cancel"))
+	if uri != "" {
+		l.call(ctx, tag("read-after"), "resources/read", map[string]any{"uri": uri})
+	}
+	// Nothing may come for the cancelled stream; give a stray message time
+	// to show.
+	from := c.Transcript().Len()
+	l.settle(ctx, from, 150*time.Millisecond, func(m *wire.Message) bool { return streams[0].Belongs(m) })
+	_ = streams[1].CancelTagged(tag("cancel"))
+}
+
+// listAfter lists resources again after all other traffic (RES-CAP-03).
+func (l *live) listAfter(ctx context.Context) {
+	if l.s.Caps().Resources {
+		l.call(ctx, evidence.ProbeTag(ProbeListAfter), "resources/list", nil)
+	}
+}

@@ -1,0 +1,167 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// version is the version the session is judged under ("" before one is
+// known, in the probe process's requests before initialize).
+func (l *live) version() string {
+	if l.s != nil {
+		return l.s.Version
+	}
+	return l.p.ev.Version
+}
+
+// runTest runs every item of a vector test in p, each bracketed by marks.
+// A test whose gate does not open is not run: the judge skips it for the
+// same reason.
+func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) {
+	if p.c == nil {
+		return
+	}
+	v := l.version()
+	if checks.VectorGate(t, v, l.s) != "" {
+		return
+	}
+	if t.Foreach == "resource" {
+		l.refreshResources(ctx)
+	}
+	provoking := checks.Provoking(t)
+	for i, it := range checks.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
+		if ctx.Err() != nil {
+			return
+		}
+		m := transcript.Mark{Kind: transcript.Begin, Probe: evidence.VectorMark(t.ID), Item: i, Label: it.Label, Bindings: it.Bindings, Provoking: provoking, Skip: it.Skip}
+		p.c.Mark(m)
+		end := transcript.Mark{Kind: transcript.End, Probe: evidence.VectorMark(t.ID), Item: i, Provoking: provoking}
+		if it.Skip == "" {
+			end.Err = l.runSteps(ctx, t, i, it.Bindings, p)
+		}
+		p.c.Mark(end)
+	}
+}
+
+// runSteps sends an item's steps; it returns a harness problem, if any.
+func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[string]string, p *proc) string {
+	c := p.c
+	for si, st := range t.Steps {
+		tag := evidence.VectorTag(t.ID, item, si)
+		switch {
+		case st.Request != nil:
+			params, err := expandParams(st.Request.Params, b)
+			if err != nil {
+				return err.Error()
+			}
+			if l.modern && (st.Request.Envelope == nil || *st.Request.Envelope) {
+				if params, err = envelope.Wrap(params); err != nil {
+					return err.Error()
+				}
+			}
+			var id json.RawMessage
+			if st.Request.ID != nil {
+				if id, err = vectors.Expand(st.Request.ID, b); err != nil {
+					return err.Error()
+				}
+			}
+			method, err := vectors.ExpandString(st.Request.Method, b)
+			if err != nil {
+				return err.Error()
+			}
+			timeout := c.Timeout()
+			if !heard(p) {
+				// Nothing has come from this process yet: the request also
+				// waits for it to start.
+				timeout = max(timeout, l.x.cfg.StartTimeout)
+			}
+			if st.Request.TimeoutMs > 0 {
+				timeout = min(timeout, time.Duration(st.Request.TimeoutMs)*time.Millisecond)
+			}
+			c.Do(ctx, mockclient.Request{Tag: tag, ID: id, Method: method, Params: params, Timeout: timeout})
+		case st.Notify != nil:
+			params, err := expandParams(st.Notify.Params, b)
+			if err != nil {
+				return err.Error()
+			}
+			method, err := vectors.ExpandString(st.Notify.Method, b)
+			if err != nil {
+				return err.Error()
+			}
+			if err := c.NotifyTagged(tag, method, params); err != nil {
+				return "writing notification: " + err.Error()
+			}
+		case st.Raw != nil:
+			line, err := vectors.ExpandString(*st.Raw, b)
+			if err != nil {
+				return err.Error()
+			}
+			if _, err := c.Write(tag, []byte(line)); err != nil {
+				return "writing raw line: " + err.Error()
+			}
+		}
+		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
+			// A reply may still come: the follow-up request bounds the wait,
+			// and a reply arriving later is still found when judging.
+			l.followUp(ctx, p, evidence.ProbeTag("settle"), time.Duration(st.SilenceMs)*time.Millisecond)
+		}
+	}
+	if t.CheckAlive {
+		x := l.followUp(ctx, p, evidence.AliveTag(t.ID, item), min(c.Timeout(), aliveDeadline))
+		if x.Err != nil && !x.OK() {
+			l.wedged = true
+		}
+	}
+	return ""
+}
+
+// followUp sends the request every live server answers (ping, or
+// server/discover in the 2026-07-28 era, where ping no longer exists),
+// with its own deadline.
+func (l *live) followUp(ctx context.Context, p *proc, tag string, timeout time.Duration) *mockclient.Exchange {
+	era, _ := p.ev.EraAt(p.c.Transcript().Len())
+	if l.modern || era == wire.EraModern {
+		params, _ := envelope.Wrap(nil)
+		return p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "server/discover", Params: params, Timeout: timeout})
+	}
+	return p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "ping", Timeout: timeout})
+}
+
+// refreshResources lists the resources again when the server announced a
+// list change since they were last listed (2026-07-28 announces changes
+// only on listen streams, so there the list is always listed again).
+func (l *live) refreshResources(ctx context.Context) {
+	if l.s == nil || l.p.c == nil {
+		return
+	}
+	changed := l.modern
+	for _, e := range l.p.c.Transcript().Slice(l.lastList, -1) {
+		for _, m := range e.Msgs {
+			if e.Dir == transcript.Recv && m.Method == "notifications/resources/list_changed" {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		l.resources = l.list(ctx, evidence.ProbeTag(ProbeRefresh), "resources/list")
+		l.lastList = l.p.c.Transcript().Len()
+	}
+}
+
+// expandParams fills the bindings of a step's params. Absent params stay
+// absent (a nil any, so no params member is sent).
+func expandParams(raw json.RawMessage, b map[string]string) (any, error) {
+	params, err := vectors.Expand(raw, b)
+	if err != nil || params == nil {
+		return nil, err
+	}
+	return params, nil
+}

@@ -1,0 +1,315 @@
+// Package transcript records everything that crossed the pipes of one
+// server process, in order: the lines the client wrote, the lines the
+// server wrote on stdout and stderr, and typed events of the harness (a
+// request that got no response, the process's exit, a stray process, the
+// start and end of a probe). A transcript is plain data: it serialises to
+// JSON and back without loss of what the checks judge, so a saved run can
+// be judged again without any server.
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Dir says which way an entry of a transcript went.
+type Dir string
+
+// Directions of transcript entries.
+const (
+	Send   Dir = "send"   // client to server (stdin)
+	Recv   Dir = "recv"   // server stdout
+	Stderr Dir = "stderr" // server stderr
+	Note   Dir = "note"   // an event of the harness
+)
+
+// Entry is one record of a transcript.
+type Entry struct {
+	Seq int
+	// At is the time since the process started.
+	At  time.Duration
+	Dir Dir
+	// Data is the line as written or read, without its terminator (for a
+	// note, the event as text). It is cut when it is longer than the
+	// transcript keeps whole: Len is then larger than len(Data).
+	Data []byte
+	// Len is the full length of the line in bytes.
+	Len int
+	// Issues are the framing facts of a stdout line.
+	Issues []wire.FrameIssue
+	// Msgs are the JSON-RPC objects of a Send or Recv line: one, or the
+	// items of a batch array. They are whole unless the line was cut.
+	Msgs []*wire.Message
+	// Batch is set when the line was a JSON array.
+	Batch bool
+	// Tag names what the harness sent a Send line for (a probe, a vector
+	// test, discovery), so that judging can find its exchange.
+	Tag string
+	// Event is the typed event of a Note.
+	Event *Event
+}
+
+// Has reports whether a stdout line carries the framing issue.
+func (e *Entry) Has(i wire.FrameIssue) bool {
+	for _, x := range e.Issues {
+		if x == i {
+			return true
+		}
+	}
+	return false
+}
+
+// Clipped reports whether Data holds only the start of the line.
+func (e *Entry) Clipped() bool { return len(e.Data) < e.Len }
+
+// Limits bound what a transcript holds.
+type Limits struct {
+	// KeepWhole is how many bytes of lines are kept whole; later lines
+	// keep their first ClipTo bytes, and their messages lose members over
+	// ClipTo bytes (default 96 MiB).
+	KeepWhole int64
+	// ClipTo is what a line past KeepWhole keeps (default 4 KiB).
+	ClipTo int
+	// MaxEntries and MaxBytes bound a flood: past either, the transcript
+	// keeps only counts and the last Tail entries (defaults 200,000 entries,
+	// 512 MiB of lines, 20).
+	MaxEntries int
+	MaxBytes   int64
+	Tail       int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.KeepWhole == 0 {
+		l.KeepWhole = 96 << 20
+	}
+	if l.ClipTo == 0 {
+		l.ClipTo = 4 << 10
+	}
+	if l.MaxEntries == 0 {
+		l.MaxEntries = 200_000
+	}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = 512 << 20
+	}
+	if l.Tail == 0 {
+		l.Tail = 20
+	}
+	return l
+}
+
+// Transcript is the ordered record of one server process. It is safe for
+// concurrent use.
+type Transcript struct {
+	mu      sync.Mutex
+	start   time.Time
+	limits  Limits
+	entries []Entry
+	kept    int64 // bytes of Data held whole so far
+	total   int64 // bytes of every line recorded or dropped
+	flood   *Flood
+	tail    []Entry // while flooded: the latest entries, oldest first
+	onFlood func(Flood)
+}
+
+// Flood counts what a transcript dropped once it was over its limits.
+type Flood struct {
+	// Dropped is how many entries were not kept, and Bytes their size.
+	Dropped int
+	Bytes   int64
+	// Reason names the limit that was passed.
+	Reason string
+}
+
+// New returns an empty transcript whose times count from start.
+func New(start time.Time, limits Limits) *Transcript {
+	return &Transcript{start: start, limits: limits.withDefaults()}
+}
+
+// OnFlood registers f to be called once, when the transcript first passes
+// its flood limits (the caller typically stops the process).
+func (t *Transcript) OnFlood(f func(Flood)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.onFlood = f
+}
+
+// Add records an entry and returns its sequence number (-1 when a flood
+// dropped it). It takes ownership of e.Data and e.Msgs.
+func (t *Transcript) Add(e Entry) int {
+	t.mu.Lock()
+	e.At = time.Since(t.start)
+	if e.Len == 0 {
+		e.Len = len(e.Data)
+	}
+	t.total += int64(e.Len)
+	if t.flood == nil && e.Dir != Note &&
+		(len(t.entries) >= t.limits.MaxEntries || t.total > t.limits.MaxBytes) {
+		reason := fmt.Sprintf("more than %d entries", t.limits.MaxEntries)
+		if t.total > t.limits.MaxBytes {
+			reason = fmt.Sprintf("more than %d bytes", t.limits.MaxBytes)
+		}
+		t.flood = &Flood{Reason: reason}
+		f, cb := *t.flood, t.onFlood
+		t.appendLocked(Entry{At: e.At, Dir: Note, Event: &Event{Budget: &Budget{What: "transcript", Limit: reason}}})
+		t.mu.Unlock()
+		if cb != nil {
+			cb(f)
+		}
+		t.mu.Lock()
+	}
+	if t.flood != nil && e.Dir != Note {
+		t.flood.Dropped++
+		t.flood.Bytes += int64(e.Len)
+		t.clipLocked(&e, true)
+		t.tail = append(t.tail, e)
+		if len(t.tail) > t.limits.Tail {
+			t.tail = append(t.tail[:0:0], t.tail[len(t.tail)-t.limits.Tail:]...)
+		}
+		t.mu.Unlock()
+		return -1
+	}
+	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole {
+		t.clipLocked(&e, false)
+	}
+	t.kept += int64(len(e.Data))
+	seq := t.appendLocked(e)
+	t.mu.Unlock()
+	return seq
+}
+
+func (t *Transcript) appendLocked(e Entry) int {
+	e.Seq = len(t.entries)
+	if e.Event != nil && e.Data == nil {
+		e.Data = []byte(e.Event.String())
+		e.Len = len(e.Data)
+	}
+	t.entries = append(t.entries, e)
+	return e.Seq
+}
+
+// clipLocked cuts an entry to the transcript's clip size, keeping slim
+// copies of its messages (members over the clip size emptied), so a cut
+// entry never holds its whole line alive.
+func (t *Transcript) clipLocked(e *Entry, hard bool) {
+	n := t.limits.ClipTo
+	if hard {
+		n = min(n, 256)
+	}
+	if len(e.Data) > n {
+		e.Data = bytes.Clone(e.Data[:n])
+		for i, m := range e.Msgs {
+			e.Msgs[i] = Slim(m, n)
+		}
+	}
+}
+
+// Event records a harness event and returns its sequence number.
+func (t *Transcript) Event(ev Event) int {
+	return t.Add(Entry{Dir: Note, Event: &ev})
+}
+
+// Finish closes a flood: the count of what was dropped and the last
+// entries kept go at the end of the transcript. Call it once the process
+// is gone.
+func (t *Transcript) Finish() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.flood == nil || t.tail == nil {
+		return
+	}
+	f := *t.flood
+	t.appendLocked(Entry{Dir: Note, Event: &Event{Budget: &Budget{What: "transcript", Limit: f.Reason, Dropped: f.Dropped, Bytes: f.Bytes}}})
+	for _, e := range t.tail {
+		t.appendLocked(e)
+	}
+	t.tail = nil
+}
+
+// Flooded returns the flood record, or nil when the transcript stayed
+// within its limits.
+func (t *Transcript) Flooded() *Flood {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.flood == nil {
+		return nil
+	}
+	f := *t.flood
+	return &f
+}
+
+// Entries returns the entries recorded so far (a new slice; the entries
+// themselves are immutable once added).
+func (t *Transcript) Entries() []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Entry(nil), t.entries...)
+}
+
+// Len returns the number of entries so far: the sequence number the next
+// entry will get.
+func (t *Transcript) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries)
+}
+
+// Slice returns the entries with sequence numbers in [from, to); to < 0
+// means to the end.
+func (t *Transcript) Slice(from, to int) []Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if to > len(t.entries) || to < 0 {
+		to = len(t.entries)
+	}
+	from = max(from, 0)
+	if from >= to {
+		return nil
+	}
+	return append([]Entry(nil), t.entries[from:to]...)
+}
+
+// FromEntries builds a finished transcript from recorded entries (a saved
+// run, a test case); sequence numbers are renumbered in order.
+func FromEntries(entries []Entry) *Transcript {
+	t := New(time.Time{}, Limits{})
+	for i := range entries {
+		entries[i].Seq = i
+	}
+	t.entries = entries
+	return t
+}
+
+// Slim returns m itself when its text is at most n bytes, or a copy whose
+// members over n bytes are replaced by empty values of the same JSON type.
+func Slim(m *wire.Message, n int) *wire.Message {
+	if m == nil || len(m.Raw) <= n {
+		return m
+	}
+	members := map[string]json.RawMessage{}
+	for k, v := range m.Members {
+		if len(v) > n {
+			switch v[0] {
+			case '{':
+				v = json.RawMessage(`{}`)
+			case '[':
+				v = json.RawMessage(`[]`)
+			case '"':
+				v = json.RawMessage(`""`)
+			default:
+				v = json.RawMessage(`0`)
+			}
+		}
+		members[k] = bytes.Clone(v)
+	}
+	raw, _ := json.Marshal(members)
+	c, err := wire.DecodeMessage(raw)
+	if err != nil {
+		return m
+	}
+	return c
+}

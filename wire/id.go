@@ -1,0 +1,47 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// IDKey canonicalises a JSON-RPC id so that ids are compared by value and
+// type: "\u00fc-1" and "ü-1" are the same string id, 7 and 7.0 the same
+// integer id, and "7" and 7 different ids. Every package that matches ids
+// uses it.
+func IDKey(id json.RawMessage) string {
+	switch Type(id) {
+	case "string":
+		s, _ := String(id)
+		return "s:" + s
+	case "integer", "number":
+		if r := rat(string(bytes.TrimSpace(id))); r != nil {
+			return "n:" + r.RatString()
+		}
+		return "n:" + string(bytes.TrimSpace(id))
+	case "":
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return "?:" + string(id)
+	}
+	return "j:" + b.String()
+}
+
+// LooseIDKey is IDKey ignoring the difference between a string id and a
+// number id with the same text ("7" and 7): it finds the request a response
+// meant when the response got the id's type wrong.
+func LooseIDKey(id json.RawMessage) string {
+	k := IDKey(id)
+	if len(k) > 2 && (k[0] == 's' || k[0] == 'n') {
+		return "x:" + k[2:]
+	}
+	return k
+}
+
+// IsNullID reports whether an id member is absent or null, as in a response
+// to a request whose id could not be read.
+func IsNullID(id json.RawMessage) bool {
+	return len(bytes.TrimSpace(id)) == 0 || Type(id) == "null"
+}
