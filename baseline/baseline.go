@@ -1,7 +1,8 @@
 // Package baseline applies a list of known failures to a report: a listed
-// failure becomes xfail and does not fail the run; a listed check that no
-// longer fails is stale, and a stale entry fails the run so the list stays
-// honest.
+// failure becomes xfail and does not fail the run; a listed check that now
+// passes is stale, and a stale entry fails the run so the list stays
+// honest. A baseline may also list warnings (for --strict runs): a listed
+// warning is accepted like a failure (xfail), and is not stale.
 //
 // A baseline is YAML or JSON:
 //
@@ -71,8 +72,9 @@ func (e Entry) matches(r reports.Result) bool {
 	return e.Group == r.Area
 }
 
-// Load reads a baseline in YAML or JSON (JSON is YAML too). Errors name the
-// file and the line (syntax) or the entry (content), counting entries from 1.
+// Load reads a baseline in YAML or JSON. Errors name the file and the line
+// (syntax; the column too for JSON) or the entry (content), counting entries
+// from 1.
 func Load(path string) (*Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -81,11 +83,22 @@ func Load(path string) (*Baseline, error) {
 	return Parse(path, data)
 }
 
-// Parse reads a baseline from data; name is used in error messages.
+// Parse reads a baseline from data; name is used in error messages. A
+// document named *.yaml or *.yml is YAML; any other is JSON when it starts
+// with "{" and YAML otherwise. JSON is read as JSON, so that its syntax
+// errors say JSON's line and column rather than a YAML parser's view.
 func Parse(name string, data []byte) (*Baseline, error) {
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	var js []byte
+	if isJSON(name, data) {
+		if err := jsonSyntax(data); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		js = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	} else {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
 	}
 	// Decode the entries one by one, so an error can say which entry.
 	var doc struct {
@@ -119,6 +132,40 @@ func Parse(name string, data []byte) (*Baseline, error) {
 	return b, nil
 }
 
+func isJSON(name string, data []byte) bool {
+	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") {
+		return false
+	}
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\uFEFF")), " \t\r\n")
+	return len(data) > 0 && data[0] == '{'
+}
+
+// jsonSyntax returns nil when data is one well-formed JSON value, else an
+// error that says "JSON syntax error at line L, column C".
+func jsonSyntax(data []byte) error {
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		line, col := position(data, int(se.Offset)-1)
+		return fmt.Errorf("JSON syntax error at line %d, column %d: %s", line, col, se.Error())
+	}
+	return fmt.Errorf("JSON syntax error: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// position returns the line and column (from 1) of byte off. A syntax
+// error's offset is just past the offending byte: callers pass it minus one.
+func position(data []byte, off int) (int, int) {
+	off = max(0, min(off, len(data)))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
 // strictDecode decodes JSON into v, refusing unknown fields and anything
 // after the value, with errors that do not start with "json: ".
 func strictDecode(data []byte, v any) error {
@@ -138,15 +185,18 @@ func strictDecode(data []byte, v any) error {
 }
 
 // CheckNames returns an error naming the first entry whose id is not a
-// known check id or whose group is not a known area: a typo would
-// otherwise silently baseline nothing.
-func (b *Baseline) CheckNames(ids, groups map[string]bool) error {
+// known check id, whose group is not a known area, or whose protocol
+// version is not one of versions: a typo would otherwise silently baseline
+// nothing.
+func (b *Baseline) CheckNames(ids, groups, versions map[string]bool) error {
 	for i, e := range b.Entries {
 		switch {
 		case e.ID != "" && !ids[e.ID]:
-			return fmt.Errorf("%s: entry %d: no check has the id %q (see mcpconform list)", b.path, i+1, e.ID)
+			return fmt.Errorf("%s: entry %d: no check has the id %q (see mcpconform list --checks)", b.path, i+1, e.ID)
 		case e.Group != "" && !groups[e.Group]:
-			return fmt.Errorf("%s: entry %d: no area is called %q (want one of %s)", b.path, i+1, e.Group, strings.Join(sortedKeys(groups), ", "))
+			return fmt.Errorf("%s: entry %d (%s): no area is called %q (want one of %s)", b.path, i+1, e.Key(), e.Group, strings.Join(sortedKeys(groups), ", "))
+		case e.ProtocolVersion != "" && !versions[e.ProtocolVersion]:
+			return fmt.Errorf("%s: entry %d (%s): unknown protocolVersion %q (want one of %s)", b.path, i+1, e.Key(), e.ProtocolVersion, strings.Join(sortedKeys(versions), ", "))
 		}
 	}
 	return nil
@@ -161,14 +211,15 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// Apply marks listed failures as xfail and returns the keys of the stale
-// entries (see Entry.Key), sorted.
+// Apply marks listed failures and warnings as xfail and returns the keys
+// of the stale entries (see Entry.Key), sorted. An accepted warning no
+// longer fails a --strict run.
 //
 // An entry is stale when the checks it names were judged and none of them
-// failed: at least one of its results is pass, warn or info, and none is
-// fail. An entry whose checks were not judged in this run (filtered out,
-// another protocol version) or were only skipped or could not be judged
-// (error) is not stale: there is no evidence either way.
+// failed or warned: at least one of its results is pass or info, and none
+// is fail or warn. An entry whose checks were not judged in this run
+// (filtered out, another protocol version) or were only skipped or could
+// not be judged (error) is not stale: there is no evidence either way.
 func (b *Baseline) Apply(results []reports.Result) []string {
 	failed := map[string]bool{}
 	passed := map[string]bool{}
@@ -183,9 +234,13 @@ func (b *Baseline) Apply(results []reports.Result) []string {
 				r.Verdict = reports.XFail
 				r.Message = "known failure (" + e.Reason + "): " + r.Message
 				failed[e.Key()] = true
+			case reports.Warn:
+				r.Verdict = reports.XFail
+				r.Message = "known warning (" + e.Reason + "): " + r.Message
+				failed[e.Key()] = true
 			case reports.XFail:
 				failed[e.Key()] = true
-			case reports.Pass, reports.Warn, reports.Info:
+			case reports.Pass, reports.Info:
 				passed[e.Key()] = true
 			}
 		}
@@ -201,10 +256,11 @@ func (b *Baseline) Apply(results []reports.Result) []string {
 }
 
 // FromResults returns a baseline listing every failing check of a run (fail
-// or xfail), one entry per check id with reason. A failure that an entry of
-// prev (may be nil) already covers keeps that entry, with its reason and
-// its group.
-func FromResults(results []reports.Result, reason string, prev *Baseline) *Baseline {
+// or xfail, and warn too when warnings is set, as for --strict), one entry
+// per check id with reason. A result that an entry of a previous baseline
+// already covers keeps that entry, with its reason and its group: the
+// entries of the first of prev (nil ones are skipped) that covers it.
+func FromResults(results []reports.Result, reason string, warnings bool, prev ...*Baseline) *Baseline {
 	b := &Baseline{}
 	seen := map[string]bool{}
 	add := func(e Entry) {
@@ -214,16 +270,25 @@ func FromResults(results []reports.Result, reason string, prev *Baseline) *Basel
 		}
 	}
 	for _, r := range results {
-		if r.Verdict != reports.Fail && r.Verdict != reports.XFail {
+		switch {
+		case r.Verdict == reports.Fail, r.Verdict == reports.XFail:
+		case r.Verdict == reports.Warn && warnings:
+		default:
 			continue
 		}
 		covered := false
-		if prev != nil {
-			for _, e := range prev.Entries {
+		for _, p := range prev {
+			if p == nil {
+				continue
+			}
+			for _, e := range p.Entries {
 				if e.matches(r) {
 					add(e)
 					covered = true
 				}
+			}
+			if covered {
+				break
 			}
 		}
 		if !covered {
@@ -233,10 +298,11 @@ func FromResults(results []reports.Result, reason string, prev *Baseline) *Basel
 	return b
 }
 
-const yamlHeader = `# mcpconform baseline: known failures. A listed check that fails is reported
-# as xfail and does not fail the run; a listed check that passes is stale and
-# fails the run until its entry is removed. Each entry names a check ("id", see
-# mcpconform list) or an area ("group"), and needs a reason.
+const yamlHeader = `# mcpconform baseline: known failures (and, for --strict runs, warnings). A
+# listed check that fails or warns is reported as xfail and does not fail the
+# run; a listed check that passes is stale and fails the run until its entry
+# is removed. Each entry names a check ("id", see mcpconform list --checks) or
+# an area ("group"), and needs a reason.
 `
 
 // Write saves the baseline as YAML (.yaml, .yml) or JSON (anything else).

@@ -25,7 +25,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong type", "entries:\n  - {id: 7, reason: r}\n", []string{"entry 1", "id", "want string"}},
 		{"not an object", "- id: a\n", []string{"b.yaml", "want an object"}},
 		{"duplicate", "entries:\n  - {id: a, reason: r}\n  - {id: a, reason: s}\n", []string{"entry 2", "the same as entry 1"}},
-		{"json syntax", "{\"entries\": [\n  {\"id\": \"a\" \"reason\": \"r\"}]}", []string{"b.yaml", "yaml: line "}},
+		{"json in a .yaml file", "{\"entries\": [\n  {\"id\": \"a\" \"reason\": \"r\"}]}", []string{"b.yaml", "yaml: line "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("b.yaml", []byte(tc.doc))
@@ -38,6 +38,40 @@ func TestParseErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseJSONSyntax: a JSON baseline's syntax errors are JSON's, with
+// line and column, whatever the file is called (unless it says YAML).
+func TestParseJSONSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, doc string
+		want            []string
+	}{
+		{"missing comma", "b.json", "{\"entries\": [\n  {\"id\": \"a\" \"reason\": \"r\"}]}", []string{"b.json: JSON syntax error at line 2, column 14", "invalid character"}},
+		{"trailing comma", "b.json", "{\"entries\": [\n  {\"id\": \"a\", \"reason\": \"r\"},\n]}", []string{"JSON syntax error at line 3, column 1"}},
+		{"cut short", "baseline", "{\"entries\": [\n  {\"id\": \"a\"", []string{"baseline: JSON syntax error at line 2", "unexpected end"}},
+		{"after a BOM", "b.json", "\uFEFF{\"entries\": [}", []string{"JSON syntax error at line 1, column 14"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.file, []byte(tc.doc))
+			if err == nil {
+				t.Fatal("got no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "yaml") {
+				t.Errorf("a JSON error in YAML's words: %q", err)
+			}
+		})
+	}
+	// Content errors of JSON still name the entry.
+	_, err := Parse("b.json", []byte(`{"entries": [{"id": "a", "reason": "r"}, {"id": "b", "reasn": "r"}]}`))
+	if err == nil || !strings.Contains(err.Error(), `b.json: entry 2: unknown field "reasn"`) {
+		t.Errorf("got %v", err)
 	}
 }
 
@@ -55,6 +89,9 @@ func TestParseJSONAndYAML(t *testing.T) {
 			t.Errorf("entries (-want +got):\n%s", diff)
 		}
 	}
+	if b, err := Parse("b.json", []byte("\uFEFF"+`{"entries": [{"id": "a", "reason": "r"}]}`)); err != nil || len(b.Entries) != 1 {
+		t.Errorf("JSON after a byte order mark: got %v, %v", b, err)
+	}
 	b, err := Parse("empty", nil)
 	if err != nil || len(b.Entries) != 0 {
 		t.Errorf("empty baseline: got %v, %v; want no entries and no error", b, err)
@@ -66,12 +103,21 @@ func TestCheckNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = b.CheckNames(map[string]bool{"known": true}, map[string]bool{"stdio": true, "jsonrpc": true})
-	if err == nil || !strings.Contains(err.Error(), `b.yaml: entry 2: no area is called "stdoi" (want one of jsonrpc, stdio)`) {
+	versions := map[string]bool{"2024-11-05": true, "2025-11-25": true}
+	err = b.CheckNames(map[string]bool{"known": true}, map[string]bool{"stdio": true, "jsonrpc": true}, versions)
+	if err == nil || !strings.Contains(err.Error(), `b.yaml: entry 2 (group:stdoi): no area is called "stdoi" (want one of jsonrpc, stdio)`) {
 		t.Errorf("got %v", err)
 	}
-	err = b.CheckNames(map[string]bool{}, map[string]bool{"stdoi": true})
+	err = b.CheckNames(map[string]bool{}, map[string]bool{"stdoi": true}, versions)
 	if err == nil || !strings.Contains(err.Error(), `entry 1: no check has the id "known"`) {
+		t.Errorf("got %v", err)
+	}
+	b, err = Parse("b.yaml", []byte("entries:\n  - {id: known, reason: r, protocolVersion: 2024-11-05}\n  - {id: known, reason: r, protocolVersion: 2025-13-01}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.CheckNames(map[string]bool{"known": true}, nil, versions)
+	if err == nil || !strings.Contains(err.Error(), `b.yaml: entry 2 (known@2025-13-01): unknown protocolVersion "2025-13-01" (want one of 2024-11-05, 2025-11-25)`) {
 		t.Errorf("got %v", err)
 	}
 }
@@ -90,6 +136,8 @@ func TestApply(t *testing.T) {
 		{ID: "mixed", Reason: "fails in one version"},
 		{Group: "stdio", Reason: "area"},
 		{ID: "versioned", ProtocolVersion: "2024-11-05", Reason: "old only"},
+		{ID: "warns", Reason: "a SHOULD we break"},
+		{ID: "info", Reason: "was a warning"},
 	}}
 	results := []reports.Result{
 		res("fails", "x", "2025-11-25", reports.Fail),
@@ -101,10 +149,12 @@ func TestApply(t *testing.T) {
 		res("banner", "stdio", "2025-11-25", reports.Fail),
 		res("utf8", "stdio", "2025-11-25", reports.Pass),
 		res("versioned", "x", "2025-11-25", reports.Pass),
-		res("versioned", "x", "2024-11-05", reports.Warn),
+		res("versioned", "x", "2024-11-05", reports.Pass),
+		res("warns", "x", "2025-11-25", reports.Warn),
+		res("info", "x", "2025-11-25", reports.Info),
 	}
 	stale := b.Apply(results)
-	if diff := cmp.Diff([]string{"passes", "versioned@2024-11-05"}, stale); diff != "" {
+	if diff := cmp.Diff([]string{"info", "passes", "versioned@2024-11-05"}, stale); diff != "" {
 		t.Errorf("stale (-want +got):\n%s", diff)
 	}
 	var got []string
@@ -114,13 +164,16 @@ func TestApply(t *testing.T) {
 	want := []string{
 		"fails@2025-11-25=xfail", "passes@2025-11-25=pass", "skipped@2025-11-25=skip", "errored@2025-11-25=error",
 		"mixed@2025-11-25=pass", "mixed@2024-11-05=xfail", "banner@2025-11-25=xfail", "utf8@2025-11-25=pass",
-		"versioned@2025-11-25=pass", "versioned@2024-11-05=warn",
+		"versioned@2025-11-25=pass", "versioned@2024-11-05=pass", "warns@2025-11-25=xfail", "info@2025-11-25=info",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 	if m := results[0].Message; m != "known failure (known): m" {
 		t.Errorf("xfail message: got %q", m)
+	}
+	if m := results[10].Message; m != "known warning (a SHOULD we break): m" {
+		t.Errorf("accepted warning's message: got %q", m)
 	}
 }
 
@@ -133,8 +186,29 @@ func TestFromResultsKeepsEarlierEntries(t *testing.T) {
 		res("banner", "stdio", "v", reports.XFail),
 		res("nul", "stdio", "v", reports.Fail),
 	}
-	got := FromResults(results, "new", prev).Entries
+	got := FromResults(results, "new", false, prev).Entries
 	want := []Entry{{ID: "a", Reason: "new"}, {Group: "stdio", Reason: "logs to stdout"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
+// TestFromResultsWarnings: with warnings (--strict) warnings are listed
+// too; the first previous baseline that covers a result gives its entry.
+func TestFromResultsWarnings(t *testing.T) {
+	results := []reports.Result{
+		res("fails", "x", "v", reports.Fail),
+		res("warns", "x", "v", reports.Warn),
+		res("old-warning", "x", "v", reports.XFail),
+		res("passes", "x", "v", reports.Pass),
+	}
+	if got := FromResults(results, "new", false).Entries; len(got) != 2 {
+		t.Errorf("without warnings: got %v, want fails and old-warning", got)
+	}
+	older := &Baseline{Entries: []Entry{{ID: "fails", Reason: "from --baseline"}}}
+	onDisk := &Baseline{Entries: []Entry{{ID: "fails", Reason: "from the file"}, {ID: "warns", Reason: "written there"}, {ID: "passes", Reason: "gone"}}}
+	got := FromResults(results, "new", true, nil, older, onDisk).Entries
+	want := []Entry{{ID: "fails", Reason: "from --baseline"}, {ID: "warns", Reason: "written there"}, {ID: "old-warning", Reason: "new"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
 	}

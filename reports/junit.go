@@ -69,8 +69,9 @@ type (
 // WriteJUnit writes the report as JUnit XML for CI test tabs: one testsuite
 // per area, one testcase per result. fail maps to <failure>, error to
 // <error>, skip to <skipped>; warn, info and xfail count as passed with
-// their message in <system-out>. Stale baseline entries are failed
-// testcases of a testsuite named "baseline".
+// their message in <system-out>, except that warn is a <failure> of type
+// "warning" when r.Strict (warnings fail such a run). Stale baseline
+// entries are failed testcases of a testsuite named "baseline".
 //
 // Every string is sanitized before encoding/xml escapes it, so the output is
 // well-formed XML 1.0 whatever the server sent: characters XML forbids
@@ -119,7 +120,7 @@ func junitDocument(r *Report) *junitSuites {
 			})
 		}
 		s := &doc.Suites[k]
-		tc := junitTestCase(res, area)
+		tc := junitTestCase(res, area, r.Strict)
 		s.Tests++
 		switch {
 		case tc.Failure != nil:
@@ -165,7 +166,7 @@ func junitDocument(r *Report) *junitSuites {
 	return doc
 }
 
-func junitTestCase(res *Result, area string) junitCase {
+func junitTestCase(res *Result, area string, strict bool) junitCase {
 	tc := junitCase{
 		Name:      xmlText(res.ID),
 		Classname: "mcpconform." + area,
@@ -178,6 +179,13 @@ func junitTestCase(res *Result, area string) junitCase {
 		tc.SystemOut = transcriptExcerpt(res.Transcript)
 	case Error:
 		tc.Error = &junitProblem{Message: msg, Type: xmlText(res.Requirement), Body: problemBody(res)}
+		tc.SystemOut = transcriptExcerpt(res.Transcript)
+	case Warn:
+		if !strict {
+			tc.SystemOut = "WARN: " + problemBody(res)
+			break
+		}
+		tc.Failure = &junitProblem{Message: msg, Type: "warning", Body: "A warning fails this run (--strict).\n" + problemBody(res)}
 		tc.SystemOut = transcriptExcerpt(res.Transcript)
 	case Skip:
 		tc.Skipped = &junitSkipped{Message: msg}

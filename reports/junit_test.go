@@ -154,3 +154,41 @@ func TestJUnitXSDRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteJUnitStrict: under --strict a warning fails the run, so JUnit
+// counts it as a failure and a CI test tab agrees with the exit code.
+func TestWriteJUnitStrict(t *testing.T) {
+	r := &Report{Strict: true, Results: []Result{
+		{ID: "a-warning", Requirement: "RES-READ-05", Level: "SHOULD", Verdict: Warn, Message: "answered -32603", Area: "resources"},
+		{ID: "a-pass", Requirement: "RES-READ-01", Level: "MUST", Verdict: Pass, Area: "resources"},
+		{ID: "an-xfail", Requirement: "RES-READ-02", Level: "SHOULD", Verdict: XFail, Message: "known warning", Area: "resources"},
+	}}
+	r.Summary.Verdict = Nonconformant
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseJUnit(t, b.Bytes())
+	if doc.Failures != 1 || doc.Suites[0].Failures != 1 {
+		t.Fatalf("got %d failures (suite %d), want 1", doc.Failures, doc.Suites[0].Failures)
+	}
+	f := doc.Suites[0].Cases[0].Failure
+	if f == nil || f.Type != "warning" || !strings.Contains(f.Body, "--strict") || !strings.Contains(f.Body, "RES-READ-05") {
+		t.Errorf("the warning's failure: got %+v", f)
+	}
+	if c := doc.Suites[0].Cases[2]; c.Failure != nil {
+		t.Errorf("an accepted warning (xfail) is a failure: %+v", c.Failure)
+	}
+
+	r.Strict = false
+	var lax bytes.Buffer
+	if err := WriteJUnit(&lax, r); err != nil {
+		t.Fatal(err)
+	}
+	if doc := parseJUnit(t, lax.Bytes()); doc.Failures != 0 {
+		t.Errorf("without --strict: got %d failures, want 0", doc.Failures)
+	}
+	if err := validateJUnitXSD(t, b.Bytes()); err != nil {
+		t.Error(err)
+	}
+}

@@ -43,6 +43,10 @@ type Report struct {
 	Stale []string `json:"stale,omitempty"`
 	// Interrupted is set when the run was cut short (signal or run deadline).
 	Interrupted string `json:"interrupted,omitempty"`
+	// Strict is set when warnings fail the run (--strict): JUnit then
+	// reports each warning as a failure, so a CI test tab agrees with the
+	// exit code.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Tool names the program that wrote the report.

@@ -234,10 +234,13 @@ func TestActionRunStep(t *testing.T) {
 			summary: "| xfail | 1 |",
 		},
 		{
+			// HOME is the test's directory: expanded, --cwd $HOME would be
+			// valid and the run would end with exit 3 (no such server);
+			// as the literal text it names no directory: exit 2.
 			name:    "nothing in the inputs is evaluated",
 			inputs:  map[string]string{"command": "$(touch pwned) `touch pwned2` ; touch pwned3", "extra-args": "--cwd $HOME"},
-			code:    3,
-			summary: "mcpconform report",
+			code:    2,
+			summary: "before writing a report",
 			check: func(t *testing.T, dir string) {
 				for _, f := range []string{"pwned", "pwned2", "pwned3"} {
 					if _, err := os.Stat(filepath.Join(dir, f)); err == nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,23 +130,32 @@ func TestBaselineErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc string
 		want      []string
+		file      string // b.yaml when empty
 	}{
-		{"unknown field", "entries:\n  - id: ping-empty-result\n    reason: r\n    ticket: 12\n", []string{"b.yaml: entry 1", `unknown field "ticket"`}},
-		{"missing reason", "entries:\n  - id: ping-empty-result\n    reason: r\n  - id: ping-string-id\n", []string{"b.yaml: entry 2 (ping-string-id)", "reason is required"}},
-		{"yaml syntax", "entries:\n  - id: ping-empty-result\n    reason: [unclosed\n", []string{"b.yaml: yaml: line 3"}},
-		{"unknown check", "entries:\n  - id: ping-emtpy-result\n    reason: typo\n", []string{"b.yaml: entry 1", `no check has the id "ping-emtpy-result"`}},
-		{"unknown group", "entries:\n  - group: resource\n    reason: typo\n", []string{"b.yaml: entry 1", `no area is called "resource"`}},
-		{"missing file", "", []string{"reading baseline", "b.yaml"}},
+		{"unknown field", "entries:\n  - id: ping-empty-result\n    reason: r\n    ticket: 12\n", []string{"b.yaml: entry 1", `unknown field "ticket"`}, ""},
+		{"missing reason", "entries:\n  - id: ping-empty-result\n    reason: r\n  - id: ping-string-id\n", []string{"b.yaml: entry 2 (ping-string-id)", "reason is required"}, ""},
+		{"yaml syntax", "entries:\n  - id: ping-empty-result\n    reason: [unclosed\n", []string{"b.yaml: yaml: line 3"}, ""},
+		{"unknown check", "entries:\n  - id: ping-emtpy-result\n    reason: typo\n", []string{"b.yaml: entry 1", `no check has the id "ping-emtpy-result"`}, ""},
+		{"unknown group", "entries:\n  - group: resource\n    reason: typo\n", []string{"b.yaml: entry 1", `no area is called "resource"`}, ""},
+		{"missing file", "", []string{"reading baseline", "b.yaml"}, ""},
+		{"unknown protocol version", "entries:\n  - id: ping-empty-result\n    reason: r\n  - id: ping-empty-result\n    reason: r\n    protocolVersion: 2025-13-01\n",
+			[]string{"b.yaml: entry 2 (ping-empty-result@2025-13-01)", `unknown protocolVersion "2025-13-01"`, "2024-11-05"}, ""},
+		{"json syntax", "{\"entries\": [\n  {\"id\": \"ping-empty-result\",\n   \"reason\": \"r\",}\n]}\n",
+			[]string{"b.json: JSON syntax error at line 3, column 18", "invalid character '}'"}, "b.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
+			file := tc.file
+			if file == "" {
+				file = "b.yaml"
+			}
 			if tc.doc != "" {
-				writeFile(t, dir, "b.yaml", tc.doc)
+				writeFile(t, dir, file, tc.doc)
 			}
 			// The server would fail; a configuration error must stop the
 			// run before it starts.
-			r := runCLIIn(t, dir, "--baseline", "b.yaml", "/nonexistent/server")
+			r := runCLIIn(t, dir, "--baseline", file, "/nonexistent/server")
 			if r.code != exitUsage {
 				t.Fatalf("got exit %d, want 2\n%v", r.code, r)
 			}
@@ -217,5 +228,122 @@ func writeFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBaselineStrict: under --strict, baseline --write records warnings
+// too; a run with that baseline accepts them (xfail, not stale) and
+// passes; without it, a run that fails only on warnings writes JUnit with
+// those warnings as failures, so the CI test tab agrees with the exit code.
+func TestBaselineStrict(t *testing.T) {
+	t.Parallel()
+	const warningFault = "unknown-method-wrong-code" // breaks SHOULD rules only
+	dir := t.TempDir()
+
+	r := runCLIIn(t, dir, append([]string{"baseline", "--write", "plain.yaml", "--"}, mockArgs(t, warningFault)...)...)
+	if r.code != exitConformant || !strings.HasPrefix(r.stdout, "wrote 0 entries") {
+		t.Fatalf("baseline without --strict: got %v, want no entries", r)
+	}
+	r = runCLIIn(t, dir, append([]string{"baseline", "--write", "b.yaml", "--strict", "--"}, mockArgs(t, warningFault)...)...)
+	if r.code != exitConformant || strings.HasPrefix(r.stdout, "wrote 0 ") {
+		t.Fatalf("baseline --strict: got %v, want the warnings listed", r)
+	}
+	b, err := baseline.Load(filepath.Join(dir, "b.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the baseline the strict run fails on warnings alone, and JUnit
+	// says so.
+	r = runCLIIn(t, dir, against(t, []string{"--strict", "--junit", "fail.xml", "--json", "fail.json"}, warningFault)...)
+	if r.code != exitNonconformant {
+		t.Fatalf("--strict without the baseline: got exit %d, want 1\n%v", r.code, r)
+	}
+	if rep := readJSONReport(t, filepath.Join(dir, "fail.json")); rep.Summary.Fail != 0 || rep.Summary.Warn == 0 {
+		t.Fatalf("want warnings and no failure, got %+v", rep.Summary)
+	}
+	if n := junitFailures(t, filepath.Join(dir, "fail.xml")); n == 0 {
+		t.Error("a --strict run that fails on warnings wrote JUnit without failures")
+	}
+	validateJUnit(t, filepath.Join(dir, "fail.xml"))
+
+	// With it, the warnings are accepted.
+	r = runCLIIn(t, dir, against(t, []string{"--strict", "--baseline", "b.yaml", "--junit", "ok.xml", "--json", "ok.json"}, warningFault)...)
+	if r.code != exitConformant {
+		t.Fatalf("--strict with the baseline: got exit %d, want 0\n%v", r.code, r)
+	}
+	rep := readJSONReport(t, filepath.Join(dir, "ok.json"))
+	if rep.Summary.Warn != 0 || rep.Summary.XFail == 0 || len(rep.Stale) != 0 {
+		t.Errorf("with the baseline: got %+v, stale %v; want the warnings as xfail, none stale", rep.Summary, rep.Stale)
+	}
+	if n := junitFailures(t, filepath.Join(dir, "ok.xml")); n != 0 {
+		t.Errorf("accepted warnings are %d JUnit failures", n)
+	}
+
+	// Once the server is fixed, the entries are stale.
+	r = runCLIIn(t, dir, against(t, []string{"--strict", "--baseline", "b.yaml", "--quiet"})...)
+	if r.code != exitNonconformant || !strings.Contains(r.stdout, fmt.Sprintf("%d stale", len(b.Entries))) {
+		t.Errorf("fixed server: got %v, want exit 1 and %d stale", r, len(b.Entries))
+	}
+}
+
+// junitFailures returns the failures attribute of a JUnit document's root.
+func junitFailures(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Failures
+}
+
+// TestBaselineWriteKeepsReasons: baseline --write onto an existing file
+// keeps the reasons written there for the entries that remain, and drops
+// the entries whose checks pass now.
+func TestBaselineWriteKeepsReasons(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	args := append([]string{"baseline", "--write", "b.yaml", "--"}, mockArgs(t, failingFault)...)
+	if r := runCLIIn(t, dir, args...); r.code != exitConformant {
+		t.Fatalf("%v", r)
+	}
+	b, err := baseline.Load(filepath.Join(dir, "b.yaml"))
+	if err != nil || len(b.Entries) == 0 {
+		t.Fatalf("got %v, %v", b, err)
+	}
+	for i := range b.Entries {
+		b.Entries[i].Reason = "our reason " + b.Entries[i].ID
+	}
+	b.Entries = append(b.Entries, baseline.Entry{ID: "resources-list-result-shape", Reason: "fixed since"})
+	if err := b.Write(filepath.Join(dir, "b.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLIIn(t, dir, args...); r.code != exitConformant {
+		t.Fatalf("%v", r)
+	}
+	got, err := baseline.Load(filepath.Join(dir, "b.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Entries) != len(b.Entries)-1 {
+		t.Errorf("got %d entries, want %d", len(got.Entries), len(b.Entries)-1)
+	}
+	for _, e := range got.Entries {
+		if e.Reason != "our reason "+e.ID {
+			t.Errorf("%s: reason %q was not kept", e.Key(), e.Reason)
+		}
+	}
+
+	// A file that is not a baseline is neither read nor overwritten.
+	writeFile(t, dir, "notes.yaml", "- a list\n")
+	r := runCLIIn(t, dir, append([]string{"baseline", "--write", "notes.yaml", "--"}, mockArgs(t, failingFault)...)...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "notes.yaml") {
+		t.Errorf("got %v, want exit 2 naming notes.yaml", r)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/baseline"
+	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -31,21 +32,34 @@ func prepareSelection(o *options, files []*vectors.File) (*baseline.Baseline, er
 		sel  []selector
 	}{{"only", o.onlySel}, {"skip", o.skipSel}} {
 		if s, bad := unmatchedSelector(x.sel, checks); bad {
-			return nil, fmt.Errorf("--%s %q matches no check id, requirement id, level or label (mcpconform list shows them)", x.flag, s.text)
+			hint := "mcpconform list --checks shows them"
+			if near := nearestSelector(s, checks); near != "" {
+				hint = "did you mean " + near + "? " + hint
+			}
+			return nil, fmt.Errorf("--%s %q matches no check id, requirement id, level, area or label; %s", x.flag, s.text, hint)
 		}
 	}
 	if o.baseline == "" {
 		return nil, nil
 	}
-	bl, err := baseline.Load(o.baseline)
+	return loadBaseline(o.baseline, checks)
+}
+
+// loadBaseline loads the baseline at path and checks that its entries name
+// checks, areas and protocol versions that exist.
+func loadBaseline(path string, checks []checkEntry) (*baseline.Baseline, error) {
+	bl, err := baseline.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	ids, areas := map[string]bool{}, map[string]bool{}
+	ids, areas, versions := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, c := range checks {
 		ids[c.ID], areas[c.Area] = true, true
 	}
-	if err := bl.CheckNames(ids, areas); err != nil {
+	for _, v := range suite.AllVersions {
+		versions[v] = true
+	}
+	if err := bl.CheckNames(ids, areas, versions); err != nil {
 		return nil, err
 	}
 	return bl, nil

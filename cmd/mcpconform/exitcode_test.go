@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// TestExitCodes pins the exit codes of DESIGN §4 (contract): 0 conformant,
+// TestExitCodes pins the exit codes (a contract, in the README and in
+// mcpconform --help): 0 conformant,
 // 1 not conformant, 2 usage or configuration error, 3 the target could not
 // be started or never completed initialize. TestStrictReport covers
 // warnings with and without --strict, TestBaselineRoundTrip baselines.

@@ -1,22 +1,44 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite"
 )
 
-// listFlag collects a repeatable flag; values may also be comma-separated.
-type listFlag []string
+// listFlag collects a repeatable flag into *values; values may also be
+// comma-separated. A value that names nothing (--only "", --fault ",") is an
+// error: it would otherwise silently select everything or nothing.
+type listFlag struct {
+	values  *[]string
+	example string // a valid use, for the error message
+}
 
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error {
+func (l listFlag) String() string {
+	if l.values == nil {
+		return ""
+	}
+	return strings.Join(*l.values, ",")
+}
+
+func (l listFlag) Set(v string) error {
+	n := 0
 	for _, p := range strings.Split(v, ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			*l = append(*l, p)
+			*l.values = append(*l.values, p)
+			n++
 		}
+	}
+	if n == 0 {
+		return fmt.Errorf("empty; write e.g. %s", l.example)
 	}
 	return nil
 }
@@ -32,6 +54,63 @@ func (e *envFlag) Set(v string) error {
 	}
 	*e = append(*e, v)
 	return nil
+}
+
+// durationFlag is a time.Duration flag whose parse errors say how to write
+// one: "10" gets "write --timeout 10s".
+type durationFlag struct {
+	d    *time.Duration
+	name string
+}
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f durationFlag) Set(v string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err == nil {
+		*f.d = d
+		return nil
+	}
+	if _, nerr := strconv.ParseFloat(strings.TrimSpace(v), 64); nerr == nil {
+		return fmt.Errorf("a duration needs a unit; write --%s %ss", f.name, strings.TrimSpace(v))
+	}
+	return fmt.Errorf("not a duration; write e.g. --%s 10s (units: ms, s, m, h)", f.name)
+}
+
+func durationVar(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Var(durationFlag{p, name}, name, usage)
+}
+
+// Colour modes of --color.
+const (
+	colorAuto   = "auto"
+	colorAlways = "always"
+	colorNever  = "never"
+)
+
+// colorFlag is --color: auto, always or never, any case.
+type colorFlag struct{ mode *string }
+
+func (f colorFlag) String() string {
+	if f.mode == nil {
+		return ""
+	}
+	return *f.mode
+}
+
+func (f colorFlag) Set(v string) error {
+	switch m := strings.ToLower(strings.TrimSpace(v)); m {
+	case colorAuto, colorAlways, colorNever:
+		*f.mode = m
+		return nil
+	}
+	return errors.New("want auto, always or never; write e.g. --color=never")
 }
 
 // options are the flags of a suite run.
@@ -53,13 +132,14 @@ type options struct {
 	reportDir      string
 	baseline       string
 	strict         bool
-	only, skip     listFlag
+	only, skip     []string
 	// onlySel and skipSel are only and skip parsed.
 	onlySel, skipSel []selector
 	// builtIn is set when no command was given: the run is against the
 	// built-in reference server.
 	builtIn     bool
 	noColor     bool
+	color       string
 	verbose     bool
 	quiet       bool
 	showVersion bool
@@ -67,37 +147,152 @@ type options struct {
 	parallel    int
 }
 
+// minRunTimeout is the shortest --run-timeout accepted. Even the built-in
+// reference server needs a third of a second; below a second a run can only
+// end as a partial report, which is never what was meant.
+const minRunTimeout = time.Second
+
 func suiteFlags() (*flag.FlagSet, *options) {
-	o := &options{}
+	o := &options{color: colorAuto}
 	fs := flag.NewFlagSet("mcpconform", flag.ContinueOnError)
 	// Parse errors are printed by the caller as one line, not followed by
 	// the whole flag list.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "deadline of one request")
-	fs.DurationVar(&o.startTimeout, "start-timeout", 20*time.Second, "deadline from starting a server process to its initialize result")
-	fs.DurationVar(&o.runTimeout, "run-timeout", 5*time.Minute, "deadline of the whole run; a partial report is written when it passes")
-	fs.DurationVar(&o.grace, "grace", 2*time.Second, "each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
-	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line accepted, in bytes; longer lines are violations and are not read into memory")
-	fs.StringVar(&o.specVersion, "spec-version", "", "protocol version to judge under: a version such as 2025-06-18, or all (default: the newest the server agrees to)")
-	fs.Var(&o.env, "env", "add KEY=VALUE to the server's environment (repeatable)")
+	durationVar(fs, &o.timeout, "timeout", 10*time.Second, "deadline of one request, a `duration` such as 10s or 1m30s")
+	durationVar(fs, &o.startTimeout, "start-timeout", 20*time.Second, "the longest `duration` from starting a server process to its initialize result")
+	durationVar(fs, &o.runTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
+	durationVar(fs, &o.grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
+	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line accepted, in `bytes`; longer lines are violations and are not read into memory")
+	fs.StringVar(&o.specVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(suite.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
+	fs.Var(&o.env, "env", "add `KEY=VALUE` to the server's environment (repeatable)")
 	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
 	fs.StringVar(&o.dir, "cwd", "", "working directory `DIR` of the server")
 	fs.StringVar(&o.vectors, "vectors", "", "load vectors from this file or directory `PATH` instead of the built-in ones")
-	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report to `FILE`")
-	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE`")
-	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary)")
-	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE`")
+	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report to `FILE` (- for stdout)")
+	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE` (- for stdout)")
+	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary; - for stdout)")
+	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
 	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names")
 	fs.StringVar(&o.baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
 	fs.BoolVar(&o.strict, "strict", false, "warnings make the run fail too")
-	fs.Var(&o.only, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
-	fs.Var(&o.skip, "skip", "leave out checks matching `SELECTOR` (as for --only)")
-	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console (NO_COLOR is honoured too)")
+	fs.Var(listFlag{&o.only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
+	fs.Var(listFlag{&o.skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
+	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
+	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
 	fs.BoolVar(&o.verbose, "verbose", false, "show details for every check, not only failures and warnings")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary on the console")
-	fs.IntVar(&o.parallel, "parallel", 4, "server processes run at once")
+	fs.IntVar(&o.parallel, "parallel", 4, "server processes run at once (at least 1)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	return fs, o
+}
+
+// validate refuses flag values that parse but make no sense, before
+// anything runs. Each error is one line that names the flag and shows a
+// valid use. It normalizes --spec-version (any case for all, no spaces).
+func (o *options) validate() error {
+	for _, d := range []struct {
+		name    string
+		v       time.Duration
+		example string
+	}{
+		{"timeout", o.timeout, "10s"},
+		{"start-timeout", o.startTimeout, "20s"},
+		{"run-timeout", o.runTimeout, "5m"},
+		{"grace", o.grace, "2s"},
+	} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s %s: must be more than zero; write e.g. --%s %s", d.name, d.v, d.name, d.example)
+		}
+	}
+	if o.runTimeout < minRunTimeout {
+		return fmt.Errorf("--run-timeout %s: too short for any run (the least is %s); write e.g. --run-timeout 5m", o.runTimeout, minRunTimeout)
+	}
+	if o.maxMessageSize <= 0 {
+		return fmt.Errorf("--max-message-size %d: must be a positive number of bytes; write e.g. --max-message-size 1048576", o.maxMessageSize)
+	}
+	if o.parallel < 1 {
+		return fmt.Errorf("--parallel %d: at least one server process must run; write e.g. --parallel 4", o.parallel)
+	}
+	if o.dir != "" {
+		st, err := os.Stat(o.dir)
+		switch {
+		case err != nil && errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("--cwd %s: no such directory; write e.g. --cwd ./server", o.dir)
+		case err != nil:
+			return fmt.Errorf("--cwd %s: %v", o.dir, err)
+		case !st.IsDir():
+			return fmt.Errorf("--cwd %s: not a directory; write e.g. --cwd %s", o.dir, dirOf(o.dir))
+		}
+	}
+	v := strings.TrimSpace(o.specVersion)
+	if strings.EqualFold(v, "all") {
+		v = "all"
+	}
+	if v != "" && v != "all" && !suite.KnownVersion(v) {
+		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(suite.AllVersions, ", "), suite.Newest)
+	}
+	o.specVersion = v
+	if o.noColor {
+		if o.color == colorAlways {
+			return errors.New("--no-color and --color=always contradict each other; write one of them")
+		}
+		o.color = colorNever
+	}
+	if o.reportDir == "-" {
+		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for one report on stdout, or --report-dir out")
+	}
+	var toStdout []string
+	for _, r := range o.reportFlags() {
+		if r.path == "-" {
+			toStdout = append(toStdout, "--"+r.name+" -")
+		}
+	}
+	if len(toStdout) > 1 {
+		return fmt.Errorf("%s: only one report can go to stdout; write the others to files, e.g. --junit junit.xml", strings.Join(toStdout, " and "))
+	}
+	return nil
+}
+
+// dirOf is a directory to suggest in place of the file path p.
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return "."
+}
+
+// validateCommand refuses an empty server command (mcpconform -- "").
+func validateCommand(command []string) error {
+	if len(command) > 0 && strings.TrimSpace(command[0]) == "" {
+		return errors.New("the server command is empty; write e.g. mcpconform -- ./my-server --its-flags")
+	}
+	return nil
+}
+
+// reportFlag is one report format of the command line.
+type reportFlag struct {
+	name, path string
+	write      func(io.Writer, *reports.Report) error
+}
+
+func (o *options) reportFlags() []reportFlag {
+	return []reportFlag{
+		{"json", o.jsonOut, reports.WriteJSON},
+		{"junit", o.junitOut, reports.WriteJUnit},
+		{"markdown", o.markdownOut, reports.WriteMarkdown},
+		{"html", o.htmlOut, reports.WriteHTML},
+	}
+}
+
+// reportOnStdout reports whether one of the report formats was given "-":
+// stdout then carries that report alone.
+func (o *options) reportOnStdout() bool {
+	for _, r := range o.reportFlags() {
+		if r.path == "-" {
+			return true
+		}
+	}
+	return false
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -43,12 +45,47 @@ type requirementEntry struct {
 	Checks []string `json:"checks"`
 }
 
-func runList(args []string, stdout, stderr io.Writer) int {
+func listFlags() (*flag.FlagSet, *bool, *bool, *bool) {
 	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...]}")
 	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
+	help := fs.Bool("help", false, "show this help")
+	return fs, asJSON, byCheck, help
+}
+
+func listUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: mcpconform list [--checks] [--json]
+
+Lists every requirement of the catalogue: its level, the protocol versions it
+applies to, what it says, and the checks that test it or the reason none can.
+--checks lists the checks instead, with their spec links. The ids, levels and
+areas shown are what --only, --skip and baselines select.
+
+Flags:
+`)
+	fs, _, _, _ := listFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs, asJSON, byCheck, help := listFlags()
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			listUsage(stdout)
+			return exitConformant
+		}
+		fmt.Fprintf(stderr, "mcpconform list: %v (mcpconform list --help lists the flags)\n", err)
+		return exitUsage
+	}
+	if *help {
+		listUsage(stdout)
+		return exitConformant
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q; list takes flags only, e.g. mcpconform list --checks\n", fs.Arg(0))
 		return exitUsage
 	}
 	files, err := vectors.Embedded()
@@ -66,17 +103,22 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitConformant
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	if *byCheck {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "CHECK\tREQUIREMENT\tLEVEL\tSPEC")
 		for _, e := range entries {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
 		}
 		tw.Flush()
+		fmt.Fprintf(stdout, "\n%d checks (mcpconform list shows the requirements they test)\n\n", len(entries))
+		fmt.Fprint(stdout, levelLegend)
 		return exitConformant
 	}
+	// One row per requirement, its summary on the line below: aligned by
+	// hand, since tabwriter would realign the columns at every summary.
+	rows := [][]string{{"REQUIREMENT", "LEVEL", "VERSIONS", "TESTED BY"}}
+	var summaries []string
 	tested := 0
-	fmt.Fprintln(tw, "REQUIREMENT\tLEVEL\tVERSIONS\tTESTED BY")
 	for _, r := range reqs {
 		by := strings.Join(r.Checks, ", ")
 		if len(r.Checks) == 0 {
@@ -84,12 +126,45 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		} else {
 			tested++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, clip(r.Level, 20), clip(r.Versions, 24), by)
+		rows = append(rows, []string{r.ID, clip(r.Level, 20), clip(r.Versions, 24), by})
+		summaries = append(summaries, strings.ReplaceAll(r.Summary, "`", ""))
 	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)\n", len(reqs), tested, len(entries), len(reqs)-tested)
+	widths := make([]int, 3)
+	for _, row := range rows {
+		for i := range widths {
+			widths[i] = max(widths[i], utf8.RuneCountInString(row[i]))
+		}
+	}
+	for i, row := range rows {
+		var b strings.Builder
+		for j, cell := range row[:3] {
+			b.WriteString(cell)
+			b.WriteString(strings.Repeat(" ", widths[j]-utf8.RuneCountInString(cell)+2))
+		}
+		b.WriteString(row[3])
+		fmt.Fprintln(stdout, b.String())
+		if i > 0 && summaries[i-1] != "" {
+			fmt.Fprintf(stdout, "%s%s\n", strings.Repeat(" ", widths[0]+2), summaries[i-1])
+		}
+	}
+	fmt.Fprintf(stdout, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)\n\n", len(reqs), tested, len(entries), len(reqs)-tested)
+	fmt.Fprint(stdout, levelLegend)
 	return exitConformant
 }
+
+// levelLegend explains the levels `mcpconform list` shows. The README has
+// the same table.
+const levelLegend = `Levels:
+  MUST, MUST NOT      a requirement of the spec: breaking it is a fail
+  SHOULD, SHOULD NOT  a recommendation: breaking it is a warn (which fails the run only with --strict)
+  MAY                 allowed, not required: recorded (info), never a fail
+  schema              a rule of the protocol's schema (required fields, types) with no keyword in the prose: breaking it is a fail
+  derived             not written as a rule, but follows from rules that are: a fail where nothing else can be meant, else a warn
+  unspecified         the spec does not say: the behaviour is recorded (info), with a warn where it departs from the recommended answer
+  (client)            an obligation of the client, which mcpconform keeps: it cannot be tested against a server
+  (...)               the catalogue writes schema, derived and unspecified in parentheses; other words there say what kind of
+                      statement a requirement is (definition, scope, removal, example)
+`
 
 // coverage maps the catalogue to the checks that test each requirement.
 func coverage(entries []checkEntry) []requirementEntry {

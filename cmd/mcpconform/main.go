@@ -4,7 +4,9 @@
 //	mcpconform [flags] [--] COMMAND [ARGS...]
 //	mcpconform                      # the built-in reference server
 //	mcpconform mock [--fixture FILE] [--fault NAME,...] [--record FILE]
-//	mcpconform list [--json]
+//	mcpconform list [--checks] [--json]
+//	mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
+//	mcpconform help [mock|list|baseline]
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize.
@@ -24,8 +26,15 @@ const (
 	exitTarget        = 3
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version may be set at build time with -ldflags "-X main.version=...";
+// otherwise it is read from the build information (see buildVersion).
+var version string
+
+func init() {
+	if version == "" {
+		version = buildVersion()
+	}
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -41,11 +50,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "baseline":
 			return runBaseline(args[1:], stdout, stderr)
 		case "help":
-			usage(stdout)
-			return exitConformant
+			return runHelp(args[1:], stdout, stderr)
 		}
 	}
 	return runSuite(args, stdout, stderr)
+}
+
+// runHelp is `mcpconform help [TOPIC]`: the top-level usage, or the usage
+// of one sub-command, on stdout.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitConformant
+	}
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "mcpconform help: one topic at a time, got %d; write e.g. mcpconform help mock\n", len(args))
+		return exitUsage
+	}
+	switch args[0] {
+	case "mock":
+		mockUsage(stdout)
+	case "list":
+		listUsage(stdout)
+	case "baseline":
+		baselineUsage(stdout)
+	default:
+		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline\n", args[0])
+		return exitUsage
+	}
+	return exitConformant
 }
 
 func usage(w io.Writer) {
@@ -56,14 +89,18 @@ Usage:
   mcpconform [flags]                          test the built-in reference server
   mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
                                               serve the reference server on stdio
-  mcpconform list [--json]                    list every check and requirement
+  mcpconform list [--checks] [--json]         list every requirement and the checks that test it
   mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
                                               write a baseline of the current failures
+  mcpconform help [mock|list|baseline]        show this help, or a sub-command's
 
 A server binary named like a sub-command is run as ./mock, ./list, ...
 
 Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration error,
 3 the server could not be started or never completed initialize.
+
+A report given - (--json -, for instance) is written to stdout, and the
+console report then goes to stderr; only one report can take -.
 
 Flags:
 `)

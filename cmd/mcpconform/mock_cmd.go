@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -14,22 +18,62 @@ import (
 	"github.com/mcpconform/mcpconform/mockserver"
 )
 
-func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// mockOptions are the flags of `mcpconform mock`.
+type mockOptions struct {
+	fixture    string
+	faults     []string
+	record     string
+	listFaults bool
+	help       bool
+}
+
+func mockFlags() (*flag.FlagSet, *mockOptions) {
+	o := &mockOptions{}
 	fs := flag.NewFlagSet("mcpconform mock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fixture := fs.String("fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
-	var faults listFlag
-	fs.Var(&faults, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
-	record := fs.String("record", "", "write every message in both directions to `FILE` as JSON lines")
-	listFaults := fs.Bool("list-faults", false, "print the fault catalogue and exit")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
+	fs.Var(listFlag{&o.faults, "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
+	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
+	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
+	fs.BoolVar(&o.help, "help", false, "show this help")
+	return fs, o
+}
+
+func mockUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
+
+Serves the reference MCP server on stdin and stdout: correct by default, or
+misbehaving on purpose with --fault, to test the suite or an MCP client.
+A client that starts it several times can --record into one file: each
+process appends its own lines, told apart by "pid".
+
+Flags:
+`)
+	fs, _ := mockFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs, o := mockFlags()
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			mockUsage(stdout)
+			return exitConformant
+		}
+		fmt.Fprintf(stderr, "mcpconform mock: %v (mcpconform mock --help lists the flags)\n", err)
 		return exitUsage
+	}
+	if o.help {
+		mockUsage(stdout)
+		return exitConformant
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform mock: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "mcpconform mock: unexpected argument %q; the mock takes flags only, e.g. mcpconform mock --fault ping-not-empty\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *listFaults {
+	if o.listFaults {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tWHAT IT DOES")
 		for _, f := range mockserver.Faults() {
@@ -38,27 +82,31 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		tw.Flush()
 		return exitConformant
 	}
-	if err := mockserver.ValidateFaults(faults); err != nil {
+	if err := checkFaults(o.faults); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
 	}
-	opts := mockserver.Options{Faults: faults}
-	if *fixture != "" {
-		f, err := mockserver.LoadFixture(*fixture)
+	opts := mockserver.Options{Faults: o.faults}
+	if o.fixture != "" {
+		f, err := mockserver.LoadFixture(o.fixture)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 			return exitUsage
 		}
 		opts.Fixture = f
 	}
-	if *record != "" {
-		f, err := os.Create(*record)
+	if o.record != "" {
+		pid := os.Getpid()
+		path := strings.ReplaceAll(o.record, "%p", strconv.Itoa(pid))
+		// Appending: a client starts the mock several times, and each
+		// process adds its lines instead of replacing the others'.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
+			fmt.Fprintf(stderr, "mcpconform mock: --record: %v\n", err)
 			return exitUsage
 		}
 		defer f.Close()
-		opts.Record = f
+		opts.Record = &pidLines{w: f, pid: pid}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -67,4 +115,91 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return exitConformant
+}
+
+// checkFaults returns an error naming the first unknown fault with the
+// nearest names of the catalogue, not the whole catalogue.
+func checkFaults(names []string) error {
+	var known []string
+	for _, f := range mockserver.Faults() {
+		known = append(known, f.Name)
+	}
+	for _, n := range names {
+		if slices.Contains(known, n) {
+			continue
+		}
+		if near := nearestFaults(n, known, 3); len(near) > 0 {
+			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
+		}
+		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
+	}
+	return nil
+}
+
+// nearestFaults returns at most n names of known close to name: those
+// within a few edits, else those that contain it.
+func nearestFaults(name string, known []string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var close []scored
+	limit := max(2, len(name)/3)
+	for _, k := range known {
+		if d := editDistance(name, k); d <= limit {
+			close = append(close, scored{k, d})
+		}
+	}
+	if len(close) == 0 {
+		for _, k := range known {
+			if strings.Contains(k, name) {
+				close = append(close, scored{k, len(k)})
+			}
+		}
+	}
+	slices.SortFunc(close, func(a, b scored) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var out []string
+	for _, c := range close[:min(n, len(close))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// pidLines writes the mock's record to a file shared with other processes:
+// each JSON line gets "pid" as its first member and goes out in one write,
+// so that lines of processes appending at once never interleave.
+type pidLines struct {
+	w       io.Writer
+	pid     int
+	pending []byte
+}
+
+func (p *pidLines) Write(b []byte) (int, error) {
+	p.pending = append(p.pending, b...)
+	for {
+		i := bytes.IndexByte(p.pending, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := p.pending[:i+1]
+		var out []byte
+		if len(line) > 1 && line[0] == '{' {
+			out = fmt.Appendf(nil, `{"pid":%d,`, p.pid)
+			if bytes.HasPrefix(line, []byte("{}")) {
+				out = out[:len(out)-1] // {"pid":N} for an empty object
+			}
+			out = append(out, line[1:]...)
+		} else {
+			out = append([]byte(nil), line...)
+		}
+		p.pending = p.pending[i+1:]
+		if _, err := p.w.Write(out); err != nil {
+			return len(b), err
+		}
+	}
 }

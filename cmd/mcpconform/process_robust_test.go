@@ -21,7 +21,8 @@ import (
 )
 
 // The tests of this file run the binary against the reference server with
-// the faults of DESIGN §7 (hostile servers): every run must end within its
+// its hostile-server faults (hangs, floods, garbage, processes left
+// behind; mcpconform mock --list-faults): every run must end within its
 // deadlines, put the verdict on the requirement the fault breaks, write its
 // report, and leave no process of the server behind, children included.
 //

@@ -119,3 +119,67 @@ func filterResults(in []reports.Result, only, skip []selector) []reports.Result 
 	}
 	return out
 }
+
+// nearestSelector returns the name a check answers to that is closest to
+// the selector s (by edit distance, ignoring case), as the catalogue spells
+// it, or "" when nothing is close enough to be a likely typo.
+func nearestSelector(s selector, catalogue []checkEntry) string {
+	best, bestDist := "", -1
+	seen := map[string]bool{}
+	consider := func(name string) {
+		lower := strings.ToLower(name)
+		if name == "" || seen[lower] {
+			return
+		}
+		seen[lower] = true
+		d := editDistance(s.pattern, lower)
+		if bestDist < 0 || d < bestDist || (d == bestDist && name < best) {
+			best, bestDist = name, d
+		}
+	}
+	for _, e := range catalogue {
+		consider(e.ID)
+		consider(e.Requirement)
+		consider(e.Level)
+		consider(e.Area)
+		consider("area:" + e.Area)
+		consider("level:" + e.Level)
+		for _, l := range e.Labels {
+			consider(l)
+		}
+	}
+	if bestDist >= 0 && bestDist <= max(2, len([]rune(s.pattern))/3) {
+		return best
+	}
+	// Not a typo but the start of names, which only a glob matches.
+	if !s.glob && len(s.pattern) >= 3 {
+		for name := range seen {
+			if strings.HasPrefix(name, s.pattern) {
+				return s.text + "*"
+			}
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -38,6 +38,14 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return exitConformant
 	}
 	command := fs.Args()
+	err := o.validate()
+	if err == nil {
+		err = validateCommand(command)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return exitUsage
+	}
 	o.builtIn = len(command) == 0
 	if len(command) == 0 {
 		self, err := os.Executable()
@@ -47,11 +55,15 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		}
 		command = []string{self, "mock"}
 	}
-	rep, code := execute(o, command, stdout, stderr)
+	// With a report on stdout, execute gets the console's writer in its
+	// place, so nothing else (not even progress) reaches stdout.
+	console := consoleWriter(o, stdout, stderr)
+	rep, code := execute(o, command, console, stderr)
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, stdout); err != nil {
+	rep.Strict = o.strict
+	if err := writeReports(o, rep, console, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
@@ -220,45 +232,4 @@ func target(run *suite.Run, command []string) reports.Target {
 		t.Capabilities = s.InitResult["capabilities"]
 	}
 	return t
-}
-
-func writeReports(o *options, rep *reports.Report, stdout io.Writer) error {
-	f, isFile := stdout.(*os.File)
-	color := !o.noColor && isFile && reports.ColorEnabled(f)
-	if !o.quiet {
-		if err := reports.WriteConsole(stdout, rep, reports.ConsoleOptions{Color: color, Verbose: o.verbose}); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(stdout, "%s: %d pass, %d fail, %d warn, %d xfail, %d stale\n", rep.Summary.Verdict, rep.Summary.Pass, rep.Summary.Fail, rep.Summary.Warn, rep.Summary.XFail, len(rep.Stale))
-	}
-	write := func(path string, w func(io.Writer, *reports.Report) error) error {
-		if path == "" {
-			return nil
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := w(f, rep); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %v", path, err)
-		}
-		return f.Close()
-	}
-	for _, x := range []struct {
-		path string
-		w    func(io.Writer, *reports.Report) error
-	}{{o.jsonOut, reports.WriteJSON}, {o.junitOut, reports.WriteJUnit}, {o.markdownOut, reports.WriteMarkdown}, {o.htmlOut, reports.WriteHTML}} {
-		if err := write(x.path, x.w); err != nil {
-			return err
-		}
-	}
-	if o.reportDir != "" {
-		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-			return err
-		}
-		return reports.WriteDir(o.reportDir, rep)
-	}
-	return nil
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/suite"
+)
+
+// TestListShowsSummariesAndLevels: `mcpconform list` prints what each
+// requirement says under its row and ends with a legend of the levels; the
+// README explains the same levels.
+func TestListShowsSummariesAndLevels(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runList(nil, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	text := out.String()
+	for _, r := range suite.Requirements() {
+		if want := strings.ReplaceAll(r.Summary, "`", ""); !strings.Contains(text, "\n"+strings.Repeat(" ", len("REQUIREMENT  "))+want+"\n") {
+			t.Errorf("%s: summary %q is not under its row", r.ID, want)
+			break
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range []string{"MUST", "SHOULD", "MAY", "schema", "derived", "unspecified", "(client)"} {
+		if !regexp.MustCompile(`(?m)^  [^\n]*` + regexp.QuoteMeta(level)).MatchString(text[strings.Index(text, "Levels:"):]) {
+			t.Errorf("the legend of mcpconform list does not explain %s", level)
+		}
+		if !regexp.MustCompile("(?m)^\\| `?" + regexp.QuoteMeta(level)).Match(readme) {
+			t.Errorf("the README's table of levels does not explain %s", level)
+		}
+	}
+	out.Reset()
+	if code := runList([]string{"--checks"}, &out, &errOut); code != exitConformant || !strings.Contains(out.String(), "Levels:") {
+		t.Errorf("list --checks: exit %d, no legend", code)
+	}
+}
+
+// TestNoUnshippedCitations: the requirement and check listings and the
+// help never cite a document the repository does not hold (section signs,
+// ids of notes kept elsewhere).
+func TestNoUnshippedCitations(t *testing.T) {
+	unshipped := regexp.MustCompile(`§|\b[AE]-\d+\b|DESIGN|requirements\.md`)
+	for _, args := range [][]string{nil, {"--checks"}} {
+		var out, errOut bytes.Buffer
+		runList(args, &out, &errOut)
+		if m := unshipped.FindString(out.String()); m != "" {
+			i := strings.Index(out.String(), m)
+			t.Errorf("list %v cites %q: …%s…", args, m, out.String()[max(0, i-80):min(out.Len(), i+40)])
+		}
+	}
+	var help bytes.Buffer
+	usage(&help)
+	mockUsage(&help)
+	listUsage(&help)
+	baselineUsage(&help)
+	if m := unshipped.FindString(help.String()); m != "" {
+		t.Errorf("the help cites %q", m)
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpconform/mcpconform/reports"
+)
+
+// consoleWriter is where the console report goes: stdout, unless a report
+// format was given "-" and stdout carries that report; then stderr, so the
+// report on stdout stays parseable and the person at the terminal still
+// sees the verdicts.
+func consoleWriter(o *options, stdout, stderr io.Writer) io.Writer {
+	if o.reportOnStdout() {
+		return stderr
+	}
+	return stdout
+}
+
+// useColor decides the console's colour from --color: always and never are
+// obeyed as given (an explicit always wins over NO_COLOR); auto colours
+// only a terminal, and honours NO_COLOR and TERM=dumb (reports.ColorEnabled).
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case colorAlways:
+		return true
+	case colorNever:
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && reports.ColorEnabled(f)
+}
+
+// writeReports writes the console report (or its one-line summary with
+// --quiet) to console, and every report format asked for: to its file, to
+// stdout for "-", and into --report-dir.
+func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) error {
+	if !o.quiet {
+		if err := reports.WriteConsole(console, rep, reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(console, "%s: %d pass, %d fail, %d warn, %d xfail, %d stale\n", rep.Summary.Verdict, rep.Summary.Pass, rep.Summary.Fail, rep.Summary.Warn, rep.Summary.XFail, len(rep.Stale))
+	}
+	for _, r := range o.reportFlags() {
+		switch r.path {
+		case "":
+			continue
+		case "-":
+			if err := r.write(stdout, rep); err != nil {
+				return fmt.Errorf("writing the %s report to stdout: %v", r.name, err)
+			}
+			continue
+		}
+		f, err := os.Create(r.path)
+		if err != nil {
+			return err
+		}
+		if err := r.write(f, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %v", r.path, err)
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if o.reportDir != "" {
+		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
+			return err
+		}
+		return reports.WriteDir(o.reportDir, rep)
+	}
+	return nil
+}
