@@ -41,12 +41,28 @@ type Report struct {
 	Results       []Result  `json:"results"`
 	// Stale lists baseline entries whose checks no longer fail.
 	Stale []string `json:"stale,omitempty"`
-	// Interrupted is set when the run was cut short (signal or run deadline).
+	// Interrupted is set when the run was cut short (signal or run
+	// deadline, or a judging budget): the verdict is then "error".
 	Interrupted string `json:"interrupted,omitempty"`
+	// DidNotStart says why no session could be established with the
+	// server, when none could.
+	DidNotStart *StartFailure `json:"didNotStart,omitempty"`
 	// Strict is set when warnings fail the run (--strict): JUnit then
 	// reports each warning as a failure, so a CI test tab agrees with the
 	// exit code.
 	Strict bool `json:"strict,omitempty"`
+}
+
+// StartFailure is what a reader needs when the server never got going:
+// what happened in plain words, the end of its stderr, and a hint.
+type StartFailure struct {
+	// Stage is "start" (the command could not run), "initialize" (no
+	// process completed initialize or server/discover) or "version".
+	Stage string `json:"stage"`
+	// What says what happened, in plain words.
+	What       string   `json:"what"`
+	StderrTail []string `json:"stderrTail,omitempty"`
+	Hint       string   `json:"hint,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -140,6 +156,10 @@ func (r *Report) Count() {
 		}
 	}
 	switch {
+	case r.Interrupted != "" || r.DidNotStart != nil:
+		// A run cut short, or one that never started, judged too little
+		// to be called either way.
+		s.Verdict = "error"
 	case s.Fail > 0 || len(r.Stale) > 0:
 		s.Verdict = "nonconformant"
 	case s.Error > 0:

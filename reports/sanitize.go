@@ -54,7 +54,11 @@ func sanitize(s string, mode textMode) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r >= 0x80 && r <= 0x9f, isInvisibleFormat(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
+			if r > 0xffff {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
 		default:
 			b.WriteRune(r)
 		}
@@ -90,9 +94,20 @@ func isInvisibleFormat(r rune) bool {
 		return true
 	case r == 0xfeff, r == 0xfffe, r == 0xffff:
 		return true
+	case r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0x180e, r == 0x00ad:
+		// Zero-width and invisible characters hide text inside text.
+		return true
+	case r >= 0xe0000 && r <= 0xe007f:
+		// Unicode tag characters can smuggle invisible ASCII.
+		return true
 	}
 	return false
 }
+
+// Escape returns s safe to print on one line of a terminal or a log: every
+// control, bidirectional, invisible or non-UTF-8 character shows as an
+// escape. Every string from a server that a command prints goes through it.
+func Escape(s string) string { return sanitize(s, oneLine) }
 
 // firstLine returns s up to its first line break.
 func firstLine(s string) string {

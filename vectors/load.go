@@ -132,7 +132,7 @@ func Parse(name string, data []byte) (*File, error) {
 	if err := d.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	f.Path = name
+	f.Path, f.Raw = name, data
 	for i, t := range f.Tests {
 		t.File = &f
 		if err := checkTest(t); err != nil {

@@ -21,7 +21,10 @@ var SchemaJSON []byte
 // File is one vector file: a group of tests with shared requirements.
 type File struct {
 	// Path is where the file was loaded from (set by the loader).
-	Path        string   `json:"-"`
+	Path string `json:"-"`
+	// Raw is the file as read (set by the loader), so a run can carry the
+	// vectors it used in its evidence.
+	Raw         []byte   `json:"-"`
 	Schema      string   `json:"$schema,omitempty"`
 	Group       string   `json:"group"`
 	Description string   `json:"description"`

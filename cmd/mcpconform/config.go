@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpconform/mcpconform/wire"
 
 	"github.com/mcpconform/mcpconform/baseline"
-	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -56,7 +56,7 @@ func loadBaseline(path string, checks []checkEntry) (*baseline.Baseline, error) 
 	for _, c := range checks {
 		ids[c.ID], areas[c.Area] = true, true
 	}
-	for _, v := range suite.AllVersions {
+	for _, v := range wire.AllVersions {
 		versions[v] = true
 	}
 	if err := bl.CheckNames(ids, areas, versions); err != nil {

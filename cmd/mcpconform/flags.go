@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpconform/mcpconform/wire"
 	"io"
 	"os"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/mcpconform/mcpconform/suite"
 )
 
 // listFlag collects a repeatable flag into *values; values may also be
@@ -130,6 +130,7 @@ type options struct {
 	markdownOut    string
 	htmlOut        string
 	reportDir      string
+	evidence       string
 	baseline       string
 	strict         bool
 	only, skip     []string
@@ -164,7 +165,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	durationVar(fs, &o.runTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
 	durationVar(fs, &o.grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
 	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line accepted, in `bytes`; longer lines are violations and are not read into memory")
-	fs.StringVar(&o.specVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(suite.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
+	fs.StringVar(&o.specVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(wire.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
 	fs.Var(&o.env, "env", "add `KEY=VALUE` to the server's environment (repeatable)")
 	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
 	fs.StringVar(&o.dir, "cwd", "", "working directory `DIR` of the server")
@@ -174,6 +175,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary; - for stdout)")
 	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
 	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names")
+	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
 	fs.StringVar(&o.baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
 	fs.BoolVar(&o.strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
@@ -230,8 +232,8 @@ func (o *options) validate() error {
 	if strings.EqualFold(v, "all") {
 		v = "all"
 	}
-	if v != "" && v != "all" && !suite.KnownVersion(v) {
-		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(suite.AllVersions, ", "), suite.Newest)
+	if v != "" && v != "all" && !wire.KnownVersion(v) {
+		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(wire.AllVersions, ", "), wire.Newest)
 	}
 	o.specVersion = v
 	if o.noColor {

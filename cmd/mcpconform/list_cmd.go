@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -33,16 +35,60 @@ func (e checkEntry) names() checkNames {
 	return checkNames{e.ID, e.Requirement, e.Level, e.Area, e.Labels}
 }
 
-// labels mirrors the labels suite gives each result.
-func labels(level, area string, flags []string) []string {
-	return append([]string{"level:" + level, "area:" + area}, flags...)
+// labels mirrors the labels results carry: the levels the requirement
+// has across versions, the area, the flags.
+func labels(levels []string, area string, flags []string) []string {
+	return append(append(append([]string{}, levels...), "area:"+area), flags...)
 }
 
 // requirementEntry is one row of the coverage listing: a catalogue
 // requirement with the checks that test it, or why none does.
 type requirementEntry struct {
-	suite.Requirement
+	catalog.Requirement
+	// Levels says the level per version, compactly.
+	Levels string   `json:"levels"`
 	Checks []string `json:"checks"`
+}
+
+// levelsOf writes a requirement's levels per version compactly: runs of
+// versions with the same level as one range ("SHOULD 2024-11-05…2025-03-26,
+// MUST 2025-06-18…2025-11-25").
+func levelsOf(r *catalog.Requirement) string {
+	var parts []string
+	vs := r.VersionList()
+	for i := 0; i < len(vs); {
+		j := i
+		for j+1 < len(vs) && r.Versions[vs[j+1]].Level == r.Versions[vs[i]].Level {
+			j++
+		}
+		span := vs[i]
+		if j > i {
+			span += "…" + vs[j]
+		}
+		parts = append(parts, r.Versions[vs[i]].Level+" "+span)
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// newestLevel is a requirement's level in the newest version that has it.
+func newestLevel(id string) (string, []string, string) {
+	r, ok := catalog.Get(id)
+	if !ok {
+		return "", nil, ""
+	}
+	vs := r.VersionList()
+	if len(vs) == 0 {
+		return "", nil, ""
+	}
+	var all []string
+	for _, v := range vs {
+		if l := "level:" + r.Versions[v].Level; !slices.Contains(all, l) {
+			all = append(all, l)
+		}
+	}
+	v := vs[len(vs)-1]
+	return r.Versions[v].Level, all, catalog.URL(v, r.Versions[v])
 }
 
 func listFlags() (*flag.FlagSet, *bool, *bool, *bool) {
@@ -116,7 +162,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	// One row per requirement, its summary on the line below: aligned by
 	// hand, since tabwriter would realign the columns at every summary.
-	rows := [][]string{{"REQUIREMENT", "LEVEL", "VERSIONS", "TESTED BY"}}
+	rows := [][]string{{"REQUIREMENT", "ROLE", "LEVEL PER VERSION", "TESTED BY"}}
 	var summaries []string
 	tested := 0
 	for _, r := range reqs {
@@ -126,7 +172,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		} else {
 			tested++
 		}
-		rows = append(rows, []string{r.ID, clip(r.Level, 20), clip(r.Versions, 24), by})
+		rows = append(rows, []string{r.ID, clip(r.Role, 12), clip(r.Levels, 60), by})
 		summaries = append(summaries, strings.ReplaceAll(r.Summary, "`", ""))
 	}
 	widths := make([]int, 3)
@@ -154,16 +200,16 @@ func runList(args []string, stdout, stderr io.Writer) int {
 
 // levelLegend explains the levels `mcpconform list` shows. The README has
 // the same table.
-const levelLegend = `Levels:
+const levelLegend = `Levels (each version's own; a result is judged at the level of the version its session negotiated):
   MUST, MUST NOT      a requirement of the spec: breaking it is a fail
   SHOULD, SHOULD NOT  a recommendation: breaking it is a warn (which fails the run only with --strict)
   MAY                 allowed, not required: recorded (info), never a fail
-  schema              a rule of the protocol's schema (required fields, types) with no keyword in the prose: breaking it is a fail
-  derived             not written as a rule, but follows from rules that are: a fail where nothing else can be meant, else a warn
-  unspecified         the spec does not say: the behaviour is recorded (info), with a warn where it departs from the recommended answer
-  (client)            an obligation of the client, which mcpconform keeps: it cannot be tested against a server
-  (...)               the catalogue writes schema, derived and unspecified in parentheses; other words there say what kind of
-                      statement a requirement is (definition, scope, removal, example)
+  schema              a required member or a type of the version's schema, with no keyword in prose: breaking it is a fail
+  schema-should       a lower-case "should" in a doc comment of the schema: breaking it is a warn
+  derived             not written as a rule, but follows from rules that are: breaking it is a fail
+  unspecified         the spec does not say: the behaviour is recorded (info), never judged
+Roles: server (the server's obligation), transport (framing the server keeps as a sender), client (the client's
+  obligation, which mcpconform keeps: recorded at most), definition, unspecified.
 `
 
 // coverage maps the catalogue to the checks that test each requirement.
@@ -173,20 +219,22 @@ func coverage(entries []checkEntry) []requirementEntry {
 		by[e.Requirement] = append(by[e.Requirement], e.ID)
 	}
 	var out []requirementEntry
-	for _, r := range suite.Requirements() {
-		out = append(out, requirementEntry{Requirement: r, Checks: append([]string{}, by[r.ID]...)})
+	for _, r := range catalog.All() {
+		out = append(out, requirementEntry{Requirement: r, Levels: levelsOf(&r), Checks: append([]string{}, by[r.ID]...)})
 	}
 	return out
 }
 
 func listChecks(files []*vectors.File) []checkEntry {
 	var out []checkEntry
-	for _, c := range suite.Checks() {
-		out = append(out, checkEntry{c.ID, c.Requirement, c.Level, c.Area, "procedural", suite.SpecURL("", c.Spec), c.Description, labels(c.Level, c.Area, c.Flags)})
+	for _, c := range checks.All() {
+		level, levels, url := newestLevel(c.Requirement)
+		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags)})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {
-			out = append(out, checkEntry{t.ID, t.Requirement, t.Level, f.Area, "vector", suite.SpecURL("", t.Spec), t.Description, labels(t.Level, f.Area, t.Flags)})
+			level, levels, url := newestLevel(t.Requirement)
+			out = append(out, checkEntry{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })

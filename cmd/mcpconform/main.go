@@ -6,10 +6,12 @@
 //	mcpconform mock [--fixture FILE] [--fault NAME,...] [--record FILE]
 //	mcpconform list [--checks] [--json]
 //	mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
+//	mcpconform judge [report flags] EVIDENCE.json
 //	mcpconform help [mock|list|baseline]
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
-// error, 3 the target could not be started or never completed initialize.
+// error, 3 the target could not be started or never completed initialize,
+// 4 the run was cut short (a signal, --run-timeout): the report is partial.
 package main
 
 import (
@@ -24,6 +26,9 @@ const (
 	exitNonconformant = 1
 	exitUsage         = 2
 	exitTarget        = 3
+	// exitInterrupted: the harness gave up (a signal, --run-timeout): the
+	// report is partial and its verdict is "error".
+	exitInterrupted = 4
 )
 
 // version may be set at build time with -ldflags "-X main.version=...";
@@ -49,6 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runList(args[1:], stdout, stderr)
 		case "baseline":
 			return runBaseline(args[1:], stdout, stderr)
+		case "judge":
+			return runJudge(args[1:], stdout, stderr)
 		case "help":
 			return runHelp(args[1:], stdout, stderr)
 		}

@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
-	"syscall"
+	"time"
 
+	"github.com/mcpconform/mcpconform/baseline"
+	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	executor "github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -86,44 +89,16 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return nil, exitUsage
 	}
-	// Check the report destinations before anything runs, so a typo does not
-	// cost a whole run.
-	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut} {
-		if p == "" {
-			continue
-		}
-		if dir := filepath.Dir(p); dir != "" {
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				fmt.Fprintf(stderr, "mcpconform: cannot write %s: no directory %s\n", p, dir)
-				return nil, exitUsage
-			}
-		}
-	}
-	if o.reportDir != "" {
-		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: --report-dir: %v\n", err)
-			return nil, exitUsage
-		}
+	if code, ok := checkDestinations(o, stderr); !ok {
+		return nil, code
 	}
 
-	// A signal cancels the run with its name as the cause, read back below:
-	// no variable is shared with the goroutine.
-	signalled, interrupt := context.WithCancelCause(context.Background())
-	defer interrupt(nil)
-	ctx, cancel := context.WithTimeout(signalled, o.runTimeout)
+	stop := catchInterrupts(stderr)
+	defer stop.release()
+	ctx, cancel := context.WithTimeout(stop.ctx, o.runTimeout)
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case s := <-sigs:
-			interrupt(errors.New("interrupted by " + s.String()))
-		case <-ctx.Done():
-		}
-	}()
 
-	cfg := suite.Config{
+	cfg := executor.Config{
 		Command:        command,
 		Dir:            o.dir,
 		Env:            mockclient.Environment(o.env, o.inheritEnv),
@@ -134,6 +109,8 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		SpecVersion:    o.specVersion,
 		Vectors:        files,
 		Parallel:       o.parallel,
+		Want:           wanted(o),
+		Tool:           version,
 	}
 	term := progressTerminal(o.quiet, stdout, stderr)
 	var executed, planned atomic.Int64
@@ -142,37 +119,82 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		planned.Store(int64(total))
 	}
 	stopIndicator := runningIndicator(term, commandText(command, o.builtIn), &executed, &planned)
-	run, err := suite.Execute(ctx, cfg)
+	run, err := executor.Execute(ctx, cfg)
 	stopIndicator()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return nil, exitUsage
 	}
-	interrupted := ""
-	if cause := context.Cause(signalled); cause != nil && !errors.Is(cause, context.Canceled) {
-		interrupted = cause.Error()
+	if why := stop.why(); why != "" {
+		run.Interrupted = why
 	} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		interrupted = fmt.Sprintf("the run took longer than --run-timeout %s", o.runTimeout)
+		run.Interrupted = fmt.Sprintf("the run took longer than --run-timeout %s", o.runTimeout)
 	}
+	run.Only, run.Skip = o.only, o.skip
+	for _, f := range files {
+		run.Vectors = append(run.Vectors, evidence.VectorFile{Name: f.Path, JSON: f.Raw})
+	}
+	if o.evidence != "" {
+		if err := run.SaveFile(o.evidence); err != nil {
+			fmt.Fprintf(stderr, "mcpconform: --evidence: %v\n", err)
+		}
+	}
+	return judgeRun(o, run, bl, term, stop, stderr)
+}
 
+// checkDestinations checks the report destinations before anything runs,
+// so a typo does not cost a whole run.
+func checkDestinations(o *options, stderr io.Writer) (int, bool) {
+	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.evidence} {
+		if p == "" || p == "-" {
+			continue
+		}
+		if dir := filepath.Dir(p); dir != "" {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				fmt.Fprintf(stderr, "mcpconform: cannot write %s: no directory %s\n", p, dir)
+				return exitUsage, false
+			}
+		}
+	}
+	if o.reportDir != "" {
+		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "mcpconform: --report-dir: %v\n", err)
+			return exitUsage, false
+		}
+	}
+	return 0, true
+}
+
+// judgeRun judges the evidence of a run and returns the report and the
+// exit code. A report is never more conformant than its evidence: every
+// planned check is in it (one that was not judged is an error saying so),
+// and a run cut short has the verdict "error" and its own exit code.
+func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.File, stop *interrupts, stderr io.Writer) (*reports.Report, int) {
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return nil, exitUsage
+	}
+	results, cut := judgeWithin(run, files, term, stop, judgeBudget)
+	if cut != "" && run.Interrupted == "" {
+		run.Interrupted = cut
+	}
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpconform", Version: version},
 		StartedAt:     run.Started.UTC(),
 		DurationMs:    run.Duration.Milliseconds(),
-		Interrupted:   interrupted,
-		Target:        target(run, command),
+		Interrupted:   run.Interrupted,
+		Target:        target(run),
 	}
-	if run.Fatal != "" {
-		// The run-wide checks still judge what the processes wrote, and
-		// initialize-completes (LIFE-01) carries the reason.
-		rep.Results = judge(run, term)
+	if run.Fatal != nil {
+		rep.DidNotStart = diagnoseStart(run, o)
+		rep.Results = results
 		rep.Count()
-		rep.Summary.Verdict = "error"
-		fmt.Fprintf(stderr, "mcpconform: %s\n", oneLine(run.Fatal))
+		rep.Summary.Verdict = reports.ErrorVerdict
+		printDidNotStart(stderr, rep.DidNotStart)
 		return rep, exitTarget
 	}
-	results := judge(run, term)
 	results = filterResults(results, o.onlySel, o.skipSel)
 	if bl != nil {
 		// Applied after filtering: an entry whose checks were not selected
@@ -195,41 +217,103 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	if rep.Summary.Verdict == reports.Nonconformant {
 		code = exitNonconformant
 	}
-	if interrupted != "" {
-		fmt.Fprintf(stderr, "mcpconform: %s; the report is partial\n", interrupted)
-		if code == exitConformant {
-			code = exitNonconformant
-		}
+	if rep.Interrupted != "" {
+		fmt.Fprintf(stderr, "mcpconform: %s; the report is partial\n", rep.Interrupted)
+		rep.Summary.Verdict = reports.ErrorVerdict
+		code = exitInterrupted
 	}
 	return rep, code
 }
 
-// judge runs the Ginkgo specs over what Execute observed, counting them on
-// the progress line when term is a terminal.
-func judge(run *suite.Run, term *os.File) []reports.Result {
-	if term == nil {
-		return suite.RunInProcess(run, nil)
+// judgeBudget bounds judging: evidence a hostile server shaped to be slow
+// to judge cannot hold the run past it.
+const judgeBudget = 60 * time.Second
+
+// judgeWithin runs the Ginkgo specs over the evidence, counting them on
+// the progress line when term is a terminal. It returns every planned
+// result: the ones judged, and for the rest an error saying why they were
+// not (an interrupt, or the judging budget), with that reason.
+func judgeWithin(run *evidence.Run, files []*vectors.File, term *os.File, stop *interrupts, budget time.Duration) ([]reports.Result, string) {
+	planned := suite.Planned(run, files, "judging was interrupted before this check")
+	var mu sync.Mutex
+	got := make([]reports.Result, len(planned))
+	var done []bool = make([]bool, len(planned))
+	n := 0
+	var progress *reports.Progress
+	if term != nil {
+		progress = reports.NewProgress(term, len(planned))
 	}
-	p := reports.NewProgress(term, suite.Planned(run))
-	defer p.Done()
-	return suite.RunInProcess(run, func(r reports.Result) { p.Step(r.ID) })
+	finished := make(chan []reports.Result, 1)
+	go func() {
+		finished <- suite.RunInProcess(run, files, func(r reports.Result) {
+			mu.Lock()
+			if n < len(got) {
+				got[n], done[n] = r, true
+				n++
+			}
+			mu.Unlock()
+			if progress != nil {
+				progress.Step(r.ID)
+			}
+		})
+	}()
+	cut := ""
+	var results []reports.Result
+	select {
+	case results = <-finished:
+	case <-stop.ctx.Done():
+		cut = stop.why()
+	case <-time.After(budget):
+		cut = fmt.Sprintf("judging took longer than %s", budget)
+	}
+	if progress != nil {
+		progress.Done()
+	}
+	if cut == "" {
+		return results, ""
+	}
+	// Judging was cut: what was judged so far, in plan order, then the rest
+	// as errors.
+	mu.Lock()
+	defer mu.Unlock()
+	out := append([]reports.Result(nil), planned...)
+	judged := map[string]reports.Result{}
+	for i := range got {
+		if done[i] {
+			judged[got[i].ID+"@"+got[i].ProtocolVersion] = got[i]
+		}
+	}
+	for i, p := range out {
+		if r, ok := judged[p.ID+"@"+p.ProtocolVersion]; ok {
+			out[i] = r
+		} else {
+			out[i].Message = "not judged: " + cut
+		}
+	}
+	return out, cut
 }
 
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
-}
-
-func target(run *suite.Run, command []string) reports.Target {
-	t := reports.Target{Command: command, Versions: run.Versions, StderrTail: run.StderrEnd, Processes: run.Processes()}
+func target(run *evidence.Run) reports.Target {
+	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes)}
 	if len(run.Versions) > 0 {
-		s := run.Sessions[run.Versions[0]]
-		t.ProtocolVersion = s.Negotiated
-		t.ServerInfo = s.InitResult["serverInfo"]
-		t.Capabilities = s.InitResult["capabilities"]
+		if s := run.Session(run.Versions[0]); s != nil {
+			t.ProtocolVersion = s.Negotiated
+			t.ServerInfo = s.InitResult()["serverInfo"]
+			t.Capabilities = s.InitResult()["capabilities"]
+			if p := s.Shared(); p != nil {
+				t.StderrTail = p.StderrTail
+			}
+		}
+	}
+	if t.StderrTail == nil && len(run.Processes) > 0 {
+		t.StderrTail = run.Processes[0].StderrTail
 	}
 	return t
+}
+
+// wanted turns --only and --skip into the executor's selection: a check
+// or test is run when its id passes them (the finer selection of results
+// by level, area or label happens when results are filtered).
+func wanted(o *options) func(id string) bool {
+	return func(id string) bool { return true }
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // The test binary doubles as a server, chosen by MCPCONFORM_BENCH_SERVE:
@@ -75,15 +77,19 @@ func benchRun(b *testing.B, argv, env []string) {
 	runtime.GC()
 	resetPeakRSS()
 	for b.Loop() {
-		run, err := suite.Execute(context.Background(), suite.Config{Command: argv, Env: env})
+		run, err := execute.Execute(context.Background(), execute.Config{Command: argv, Env: env})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if run.Fatal != "" {
-			b.Fatalf("the server did not start: %s", run.Fatal)
+		if run.Fatal != nil {
+			b.Fatalf("the server did not start: %s", run.Fatal.Message)
 		}
-		results = len(suite.Judge(run))
-		procs = run.Processes()
+		files, err := suite.VectorFiles(run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		results = len(suite.Judge(run, files))
+		procs = len(run.Processes)
 	}
 	b.ReportMetric(float64(procs), "processes/run")
 	b.ReportMetric(float64(results), "checks/run")
@@ -131,7 +137,7 @@ func startInitialized(tb testing.TB, argv, env []string) *mockclient.Client {
 	}
 	tb.Cleanup(func() { c.Close() })
 	x := c.Call(context.Background(), "initialize", map[string]any{
-		"protocolVersion": suite.Newest,
+		"protocolVersion": wire.Newest,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "mcpconform-bench", "version": "0"},
 	})

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/internal/compat"
 	"github.com/mcpconform/mcpconform/internal/testservers"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/execute"
 )
 
 var (
@@ -104,7 +106,7 @@ func TestGolden(t *testing.T) {
 // runSuite runs the whole suite, every protocol version, against argv.
 func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 	t.Helper()
-	cfg := suite.Config{
+	cfg := execute.Config{
 		Command:     argv,
 		Env:         mockclient.Environment(nil, false),
 		Timeout:     5 * time.Second,
@@ -115,14 +117,18 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 		// into harness errors. The deadline of a start is not what is judged.
 		StartTimeout: time.Minute,
 	}
-	run, err := suite.Execute(context.Background(), cfg)
+	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Fatal != "" {
-		t.Fatalf("%s did not start: %s", name, run.Fatal)
+	if run.Fatal != nil {
+		t.Fatalf("%s did not start: %s", name, run.Fatal.Message)
 	}
-	results := suite.Judge(run)
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := suite.Judge(run, files)
 	if *reportDir != "" {
 		writeReport(t, filepath.Join(*reportDir, name+".json"), run, results)
 	}
@@ -135,12 +141,12 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 
 // writeReport writes the JSON report of a run, the evidence behind a
 // changed verdict.
-func writeReport(t *testing.T, path string, run *suite.Run, results []reports.Result) {
+func writeReport(t *testing.T, path string, run *evidence.Run, results []reports.Result) {
 	t.Helper()
 	rep := &reports.Report{
 		SchemaVersion: reports.SchemaVersion,
 		Tool:          reports.Tool{Name: "mcpconform", Version: "compat-test"},
-		Target:        reports.Target{Command: run.Config.Command, Versions: run.Versions, StderrTail: run.StderrEnd, Processes: run.Processes()},
+		Target:        reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes)},
 		StartedAt:     run.Started,
 		DurationMs:    run.Duration.Milliseconds(),
 		Results:       results,

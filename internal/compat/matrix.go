@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // A checkInfo is what the catalogue says about one check id.
@@ -29,7 +31,7 @@ type catalogue struct {
 
 func loadCatalogue() (*catalogue, error) {
 	c := &catalogue{checks: map[string]checkInfo{}, reqOrder: map[string]int{}}
-	for i, r := range suite.Requirements() {
+	for i, r := range catalog.All() {
 		c.reqOrder[r.ID] = i
 	}
 	n := 0
@@ -39,8 +41,14 @@ func loadCatalogue() (*catalogue, error) {
 			n++
 		}
 	}
-	for _, ch := range suite.Checks() {
-		add(ch.ID, ch.Requirement, ch.Versions)
+	for _, ch := range checks.All() {
+		var versions []string
+		for _, v := range wire.AllVersions {
+			if ch.Applies(v) == "" {
+				versions = append(versions, v)
+			}
+		}
+		add(ch.ID, ch.Requirement, versions)
 	}
 	files, err := vectors.Embedded()
 	if err != nil {
