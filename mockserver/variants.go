@@ -45,9 +45,9 @@ var (
 var variantCatalogue = []variantDef{
 	// Framing, encoding and the order of messages.
 	{Variant: Variant{Name: "pipelined-out-of-order", Description: "holds every other response (initialize's excepted) until the next response has been written or 100 ms have passed, so answers to pipelined requests come out of order"},
-		why: "JSON-RPC matches responses by id and puts no order on them (catalogue E-16)", excludes: []string{"slow-answers"}},
+		why: "JSON-RPC matches responses by id and puts no order on them (JSONRPC-05)", excludes: []string{"slow-answers"}},
 	{Variant: Variant{Name: "late-parse-error", Description: "sends the -32700 for an unparseable line 120 ms late, after the answers to the requests that followed it"},
-		why: "the -32700 still comes, with a null id (ERR-01, JSONRPC-16); nothing ties its timing to other answers (E-16)"},
+		why: "the -32700 still comes, with a null id (ERR-01, JSONRPC-16); nothing ties its timing to other answers (JSONRPC-05)"},
 	{Variant: Variant{Name: "slow-answers", Description: "delays every response by 200 ms, keeping their order"},
 		why: "well inside any sane deadline: LIFE-15 asks for an answer, PING-01 for a prompt one"},
 	{Variant: Variant{Name: "python-json-escapes", Description: `writes every non-ASCII character as a \uXXXX escape (surrogate pairs beyond the BMP), as Python's json.dumps does, echoed string ids included ("ü-1" comes back as "\u00fc-1")`},
@@ -67,7 +67,7 @@ var variantCatalogue = []variantDef{
 
 	// Members the schemas leave open.
 	{Variant: Variant{Name: "extra-members", Description: "adds unknown members to results (empty results excepted), resources, templates, contents items, capabilities (an unknown capability, an unknown key in resources), serverInfo, error objects and notification params"},
-		why: "no schema closes an object (catalogue § 2); capability sets are open (LIFE-13); RES-LIST-03 makes unknown fields INFO"},
+		why: "no schema.json closes an object with additionalProperties false; capability sets are open (LIFE-13); RES-LIST-03 makes unknown fields INFO"},
 	{Variant: Variant{Name: "meta-everywhere", Description: `adds _meta with well-formed keys (a prefixed one, one without prefix, "com.example.mock/" with an empty name) to every result and notification, and from 2025-06-18 to every resource, template and contents item`},
 		why: "Result and notification params carry _meta in every version, resources, templates and contents from 2025-06-18 (RES-READ-15); the keys follow META-02"},
 
@@ -87,13 +87,13 @@ var variantCatalogue = []variantDef{
 	{Variant: Variant{Name: "odd-cursors", Description: "uses cursors of about 2 KiB holding spaces, quotes, a backslash, / + = and non-ASCII characters"},
 		why: "a cursor is an opaque string (PAG-01)"},
 	{Variant: Variant{Name: "empty-string-cursor", Versions: modernVersions, Description: `gives the last page of each list the cursor "": the page before it carries nextCursor ""`},
-		why: "in 2026-07-28 an empty cursor is a real cursor (PAG-07, § 2.3)", excludes: []string{"list-order-varies"}},
+		why: "in 2026-07-28 an empty cursor is a real cursor (PAG-07)", excludes: []string{"list-order-varies"}},
 	{Variant: Variant{Name: "ttl-per-page", Versions: modernVersions, Description: "gives every page of a list its own ttlMs: 0 on the first page, 1000 times the page number after it"},
 		why: "each page carries its own ttlMs and the values may differ (PAG-08)"},
 	{Variant: Variant{Name: "cache-private", Versions: modernVersions, Description: `answers with cacheScope "private" everywhere`},
 		why: `"private" is one of the two scopes (RES-LIST-09)`},
 	{Variant: Variant{Name: "ttl-zero", Versions: modernVersions, Description: "answers with ttlMs 0 everywhere"},
-		why: "ttlMs has minimum 0 (RES-LIST-09, E-32)"},
+		why: "ttlMs has minimum 0 (RES-LIST-09)"},
 
 	// URIs, templates and contents.
 	{Variant: Variant{Name: "odd-uris", Description: "lists resources with unusual but valid URIs: a percent-encoded reg-name, IPv6 and IPvFuture hosts, userinfo and a port, an empty path, a query and a fragment, urn: and tag: forms, a scheme with + - ., sub-delims in the path, a path without authority"},
@@ -103,17 +103,17 @@ var variantCatalogue = []variantDef{
 	{Variant: Variant{Name: "rfc6570-templates", Description: "adds templates using level 3 and 4 operators (/ ; ? & # . with explode), each serving the URIs it matches"},
 		why: "RFC 6570 levels 1 to 4 are allowed (RES-TPL-02)", resources: true},
 	{Variant: Variant{Name: "fragment-sub-resources", Description: "returns text contents as one item per line, each with the uri U#line=N,M (RFC 5147), and follows every subscription (legacy subscribe or listen) with notifications/resources/updated for U#section-1"},
-		why: "contents items may name sub-resources (RES-READ-09, E-06); the uri of updated may be a sub-resource of the subscribed one (RES-SUB-03, A-14)", resources: true},
+		why: "contents items may name sub-resources (RES-READ-09); the uri of updated may be a sub-resource of the subscribed one (RES-SUB-03)", resources: true},
 	{Variant: Variant{Name: "contents-uri-normalised", Description: "lists resources whose URIs are not in normal form (https://Example.COM, TEST://static/upper.txt, test://static/%7ejoe/notes.txt) and answers their reads with the normalised uri in contents"},
-		why: "servers may normalise URIs (E-07); contents need not repeat the requested uri (RES-READ-09)", resources: true},
+		why: "servers may normalise URIs (RFC 3986 § 6); contents need not repeat the requested uri (RES-READ-09)", resources: true},
 	{Variant: Variant{Name: "directory-contents", Description: "lists file:///variant/dir/ of type inode/directory (no size), whose read returns one contents item per file in it (text and blob), each readable on its own"},
-		why: "file:// resources may be directories (RES-LIST-07) returning several items with sub-resource URIs (RES-READ-09, E-06)", resources: true},
+		why: "file:// resources may be directories (RES-LIST-07) returning several items with sub-resource URIs (RES-READ-09)", resources: true},
 	{Variant: Variant{Name: "blob-only", Description: "returns every contents item as a blob (base64 of its bytes), text resources included, keeping their mimeType"},
 		why: "any bytes may travel as a blob (RES-READ-02, RES-READ-03); RES-READ-04 only asks that text is really text"},
 	{Variant: Variant{Name: "empty-resources", Description: `gives every listed resource empty content: text "" or blob "", size 0`},
-		why: `empty text is "" and an empty blob "" (E-05, RES-READ-02)`, resources: true},
+		why: `empty text is "" and an empty blob "" (RES-READ-02)`, resources: true},
 	{Variant: Variant{Name: "contents-without-mime", Description: "leaves mimeType out of every contents item"},
-		why: "mimeType is optional on contents (§ 2.4, A-23)"},
+		why: "mimeType is optional on contents (RES-READ-02)"},
 	{Variant: Variant{Name: "minimal-metadata", Description: "lists resources and templates with their required members only (uri or uriTemplate, and name), serverInfo with name and version only, and no instructions"},
 		why: "every other member is optional (RES-LIST-02, RES-TPL-02, LIFE-03)"},
 	{Variant: Variant{Name: "shared-names", Description: `names every resource "resource" and every template "template"`},
@@ -153,7 +153,7 @@ var variantCatalogue = []variantDef{
 	{Variant: Variant{Name: "stderr-chatter", Description: "writes a log line to stderr at start and for every message it reads"},
 		why: "the server may log to stderr (STDIO-05)"},
 	{Variant: Variant{Name: "streams-end-cancelled", Versions: modernVersions, Description: "at stdin EOF ends each open listen stream with notifications/cancelled naming its id, instead of the listen result"},
-		why: "the cancellation page makes this the server's way to tear a stream down (RES-SUB-10, RES-SUB-12, A-9)"},
+		why: "the cancellation page makes this the server's way to tear a stream down (RES-SUB-10, RES-SUB-12)"},
 	{Variant: Variant{Name: "ack-known-uris-only", Versions: modernVersions, Description: "agrees only to the resourceSubscriptions URIs it lists or a template matches, leaving the others out of the acknowledgement"},
 		why: "the acknowledgement holds the subset the server agreed to honour (RES-SUB-07)"},
 	{Variant: Variant{Name: "input-required-read", Versions: modernVersions, Description: "lists test://variant/confirm.txt, whose read answers input_required with a requestState only, and the contents when retried with that requestState"},
@@ -183,7 +183,7 @@ var variantCatalogue = []variantDef{
 
 	// Errors.
 	{Variant: Variant{Name: "error-id-omitted", Versions: []string{"2025-11-25", modernVersion}, Description: "leaves the id member out of errors for lines whose id could not be read (-32700, and -32600 with an unreadable id)"},
-		why: "from 2025-11-25 the error id is optional when the request id could not be read (JSONRPC-16, A-3)"},
+		why: "from 2025-11-25 the error id is optional when the request id could not be read (JSONRPC-16)"},
 	{Variant: Variant{Name: "error-data-rich", Description: "gives every error a data object with extra members (reason, method, a nested detail), also the errors that have no data by default"},
 		why: "data is free-form (JSONRPC-08)"},
 	{Variant: Variant{Name: "long-error-messages", Breaks: []string{"ERR-13"}, Description: "makes every error message one sentence of about 300 characters, on one line"},
@@ -193,15 +193,15 @@ var variantCatalogue = []variantDef{
 	{Variant: Variant{Name: "batch-in-2024", Versions: []string{"2024-11-05", "2025-03-26"}, Description: "answers a batch array with a batch array in 2024-11-05 sessions too, as in 2025-03-26"},
 		why: "2024-11-05 follows JSON-RPC 2.0, batches included (§ 6), and does not exclude them; their removal starts at 2025-06-18 (JSONRPC-12)"},
 	{Variant: Variant{Name: "exit-on-batch", Versions: []string{"2025-06-18", "2025-11-25", modernVersion}, Description: "ends the session when a line holds a batch array: Serve returns and `mcpconform mock` exits with status 0"},
-		why: "the answer to an array after 2025-06-18 is unspecified (JSONRPC-12, A-15), and the server may end the session by exiting (STDIO-09)"},
+		why: "the answer to an array after 2025-06-18 is unspecified (JSONRPC-12), and the server may end the session by exiting (STDIO-09)"},
 
 	// Lifecycle.
 	{Variant: Variant{Name: "pre-init-served", Versions: handshakeVersions, Description: "serves requests that come before initialize, at the newest version, as the TypeScript SDK does"},
-		why: "what a server does with them is unspecified (LIFE-08, A-2, ERR-14)"},
+		why: "what a server does with them is unspecified (LIFE-08, ERR-14)"},
 	{Variant: Variant{Name: "pre-init-refused-32602", Description: "refuses requests that come before initialize with -32602 instead of -32600, as the Python SDK does"},
-		why: "no code is specified for them (ERR-14, A-2)"},
+		why: "no code is specified for them (ERR-14)"},
 	{Variant: Variant{Name: "initialized-opens-gate", Versions: handshakeVersions, Description: "takes a notifications/initialized that comes without initialize as the start of a session at the newest version, as the Python SDK does; like the default, it never waits for notifications/initialized before serving"},
-		why: "unspecified (E-21); requests after the initialize response need not wait for initialized (E-20)"},
+		why: "what a bare notifications/initialized does is unspecified (LIFE-07, ERR-14), and nothing makes requests wait for it once initialize was answered (LIFE-08)"},
 
 	// Ids.
 	{Variant: Variant{Name: "ids-reencoded", Description: `decodes request ids and encodes them afresh instead of echoing their bytes: escapes in string ids are resolved ("\u0041" comes back as "A"), integers keep every digit`},
