@@ -14,10 +14,13 @@
 // their clients at it too (`mcpconform mock`).
 //
 // A fault (see Faults) breaks exactly one rule of the requirement
-// catalogue and leaves the rest of the behaviour correct. Faults of the
+// catalogue and leaves the rest of the behaviour correct. A variant (see
+// Variants) is the other direction: behaviour a correct server may show
+// that is unusual, against which no check may fail. Faults of the
 // "process" layer that exit, ignore signals or start children act on the
 // whole process; use them only where Serve runs in a process of its own.
 //
-// The fixture format and the fault catalogue are documented in README.md
-// next to this file; fixture.schema.json is the fixture's JSON Schema.
+// The fixture format, the legal variations and the fault catalogue are
+// documented in README.md next to this file; fixture.schema.json is the
+// fixture's JSON Schema.
 package mockserver

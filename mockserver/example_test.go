@@ -53,3 +53,23 @@ func ExampleFaults() {
 	// Output:
 	// cursor-loop breaks PAG-03 (MUST): the last page of resources/list points back to the first page, so paging never ends
 }
+
+// A variant changes how a correct server behaves, not whether it is
+// correct: here the bytes of the JSON, not its values.
+func ExampleServe_variant() {
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":"ü-1","method":"ping"}` + "\n")
+	opts := mockserver.Options{Variants: []string{"python-json-escapes", "spaced-json"}}
+	_ = mockserver.Serve(context.Background(), in, os.Stdout, nil, opts)
+	// Output:
+	// {"jsonrpc": "2.0", "id": "\u00fc-1", "result": {}}
+}
+
+func ExampleVariants() {
+	for _, v := range mockserver.Variants() {
+		if v.Name == "batch-in-2024" {
+			fmt.Printf("%s serves %v: %s\n", v.Name, v.Versions, v.Description)
+		}
+	}
+	// Output:
+	// batch-in-2024 serves [2024-11-05 2025-03-26]: answers a batch array with a batch array in 2024-11-05 sessions too, as in 2025-03-26
+}

@@ -190,6 +190,9 @@ type entry struct {
 	data        []byte
 	isText      bool
 	contentsURI string // the uri of read contents, if not the requested one
+	// children are the files of a directory (directory-contents): a read
+	// returns one contents item per child, and each child is readable.
+	children []*entry
 }
 
 type templateEntry struct {

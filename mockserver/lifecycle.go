@@ -23,6 +23,9 @@ func (s *server) servingVersion() string {
 	if s.req != nil {
 		return modernVersion
 	}
+	if s.version == "" && s.cat.legacy && s.variants.has("pre-init-served") {
+		return s.cat.versions[len(s.cat.versions)-1]
+	}
 	return s.version
 }
 
@@ -147,7 +150,13 @@ func (s *server) capabilities() object {
 		if s.faults.has("list-changed-not-boolean") {
 			r["listChanged"] = "yes"
 		}
+		if s.variants.has("extra-members") {
+			r["mockExtra"] = true
+		}
 		caps["resources"] = r
+	}
+	if s.variants.has("extra-members") {
+		caps["mockExtraCapability"] = extraValue()
 	}
 	if fc.Logging != nil {
 		caps["logging"] = object{}
@@ -160,6 +169,9 @@ func (s *server) capabilities() object {
 	}
 	if s.req != nil && s.faults.has("extension-bad-key") {
 		caps["extensions"] = object{"mcpconform-mock": object{}}
+	}
+	if s.req != nil && s.variants.has("extension-declared") {
+		caps["extensions"] = object{"com.example.mock/feature": object{"version": "1"}}
 	}
 	return caps
 }
@@ -184,6 +196,9 @@ func (s *server) serverInfoAt(version string) object {
 			o["icons"] = si.Icons
 		}
 	}
+	if s.variants.has("extra-members") {
+		o["mockExtra"] = extraValue()
+	}
 	return o
 }
 
@@ -204,8 +219,8 @@ func (s *server) ping(params json.RawMessage) (any, *rpcError) {
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// setLevel accepts logging/setLevel when logging is declared. The mock has
-// nothing to log, so the level changes nothing.
+// setLevel accepts logging/setLevel when logging is declared. Only the
+// log-notifications variant logs, at the level set.
 func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		Level string `json:"level"`
@@ -213,6 +228,7 @@ func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 	if params == nil || json.Unmarshal(params, &p) != nil || !slices.Contains(logLevels, p.Level) {
 		return nil, invalidParams("Invalid params: level must be one of the syslog levels.")
 	}
+	s.logLevel = p.Level
 	return object{}, nil
 }
 

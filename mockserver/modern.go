@@ -34,9 +34,11 @@ const (
 // request only: nothing of it carries over to the next (LIFE-24).
 type modernRequest struct {
 	id            json.RawMessage
-	laterPage     bool // a resources/list page after the first (cache-scope-varies)
-	inputRequired bool // the input-required faults answer this read with input_required
-	noAnswer      bool // the request stays open: subscriptions/listen
+	laterPage     bool   // a resources/list page after the first (cache-scope-varies)
+	inputRequired bool   // the input-required faults answer this read with input_required
+	inputResult   object // input-required-read answers this read with it
+	noAnswer      bool   // the request stays open: subscriptions/listen
+	pageNumber    int    // the page of a list being answered (ttl-per-page)
 }
 
 // requestMeta returns the members of params._meta; nil when params or
@@ -106,6 +108,8 @@ func (s *server) modernHandler(method string) func(*server, json.RawMessage) (an
 		return (*server).subscribe
 	case method == "resources/unsubscribe" && s.faults.has("modern-subscribe-served") && s.methodDeclared(method):
 		return (*server).unsubscribe
+	case method == "subscriptions/listen" && s.variants.has("no-listen"):
+		return nil
 	}
 	h, ok := modernMethods[method]
 	if !ok || !s.methodDeclared(method) {
@@ -285,6 +289,14 @@ func (s *server) decorate(method string, result any) any {
 	if s.req.inputRequired {
 		r = s.inputRequired()
 	}
+	if s.req.inputResult != nil {
+		// An InputRequiredResult is no complete result: no cache hints.
+		r = s.req.inputResult
+		if meta := s.resultMeta(nil); len(meta) > 0 {
+			r["_meta"] = meta
+		}
+		return r
+	}
 	if meta := s.resultMeta(r["_meta"]); len(meta) > 0 {
 		r["_meta"] = meta
 	}
@@ -293,7 +305,11 @@ func (s *server) decorate(method string, result any) any {
 		method == "resources/templates/list" && s.faults.has("templates-no-cache-hints") {
 		return r
 	}
-	r["ttlMs"] = s.cat.ttlMs
+	ttl := s.cat.ttlMs
+	if s.variants.has("ttl-per-page") && (method == "resources/list" || method == "resources/templates/list") {
+		ttl = 1000 * s.req.pageNumber
+	}
+	r["ttlMs"] = s.num(ttl)
 	r["cacheScope"] = s.cat.cacheScope
 	if method == "resources/list" {
 		if s.faults.has("negative-ttl") {

@@ -44,3 +44,41 @@ func TestREADMEFaultTable(t *testing.T) {
 		t.Errorf("the fault table in README.md is out of date; run go test ./mockserver -run TestREADMEFaultTable -update")
 	}
 }
+
+// TestREADMEVariantTable keeps the table of legal variations in README.md
+// in step with Variants(); run with -update to rewrite it.
+func TestREADMEVariantTable(t *testing.T) {
+	const begin, end = "<!-- variants:begin", "<!-- variants:end -->"
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(readme, []byte(begin))
+	j := bytes.Index(readme, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the %s … %s markers", begin, end)
+	}
+	i += bytes.IndexByte(readme[i:], '\n') + 1
+
+	var table strings.Builder
+	table.WriteString("| variant | versions | breaks | what it does | why it is legal |\n| --- | --- | --- | --- | --- |\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, v := range Variants() {
+		versions, breaks := "all", ""
+		if v.Versions != nil {
+			versions = strings.Join(v.Versions, ", ")
+		}
+		breaks = strings.Join(v.Breaks, ", ")
+		fmt.Fprintf(&table, "| `%s` | %s | %s | %s | %s |\n", v.Name, versions, breaks, cell(v.Description), cell(variantIndex[v.Name].why))
+	}
+	want := append(append(append([]byte{}, readme[:i]...), table.String()...), readme[j:]...)
+	if *update {
+		if err := os.WriteFile("README.md", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(readme, want) {
+		t.Errorf("the variant table in README.md is out of date; run go test ./mockserver -run TestREADMEVariantTable -update")
+	}
+}

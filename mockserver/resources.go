@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -74,15 +75,16 @@ func (s *server) listResources(params json.RawMessage) (any, *rpcError) {
 	if rerr != nil {
 		return nil, rerr
 	}
+	listed := s.rotated(pg.state)
 	items := make([]any, 0, pg.end-pg.start)
 	for i := pg.start; i < pg.end; i++ {
-		items = append(items, s.resourceJSON(s.listed[i], i == 0))
+		items = append(items, s.resourceJSON(listed[i], i == 0))
 	}
 	result := object{"resources": items}
 	if s.faults.has("list-not-array") {
 		byURI := object{}
 		for i := pg.start; i < pg.end; i++ {
-			byURI[s.listed[i].URI] = items[i-pg.start]
+			byURI[listed[i].URI] = items[i-pg.start]
 		}
 		result["resources"] = byURI
 	}
@@ -90,6 +92,7 @@ func (s *server) listResources(params json.RawMessage) (any, *rpcError) {
 	if s.faults.has("list-meta-not-object") && s.atLeast(v20250618) {
 		result["_meta"] = "x"
 	}
+	s.churnList()
 	return result, nil
 }
 
@@ -126,7 +129,11 @@ func (s *server) servedSize(e *entry) int {
 // _meta exist from 2025-06-18, icons from 2025-11-25. first marks the first
 // resource of the list, which the list faults pick on.
 func (s *server) resourceJSON(e *entry, first bool) object {
-	o := object{"uri": e.URI, "name": e.Name, "size": s.servedSize(e)}
+	o := object{"uri": e.URI, "name": e.Name}
+	// A directory has no byte count, and size is optional.
+	if e.children == nil && !s.variants.has("minimal-metadata") {
+		o["size"] = s.num(s.servedSize(e))
+	}
 	newer := s.faults.has("newer-fields")
 	s.addDescriptive(o, e.Title, e.Description, e.MimeType, newer)
 	if a := s.annotationsJSON(e.Annotations, first); a != nil {
@@ -144,6 +151,7 @@ func (s *server) resourceJSON(e *entry, first bool) object {
 		}
 		o["icons"] = append(list, object{"src": 42, "mimeType": "image/png"})
 	}
+	s.dressItem(o)
 	if !first {
 		return o
 	}
@@ -170,6 +178,7 @@ func (s *server) templateJSON(t *templateEntry, first bool) object {
 		o["annotations"] = a
 	}
 	s.addIconsAndMeta(o, t.Icons, t.Meta, false)
+	s.dressItem(o)
 	if first && s.faults.has("template-missing-name") {
 		delete(o, "name")
 	}
@@ -243,11 +252,11 @@ func (s *server) metaFor(meta map[string]any, first bool) map[string]any {
 func (s *server) annotationsJSON(a *Annotations, first bool) object {
 	o := object{}
 	if a != nil {
-		if len(a.Audience) > 0 {
+		if a.Audience != nil {
 			o["audience"] = a.Audience
 		}
 		if a.Priority != nil {
-			o["priority"] = *a.Priority
+			o["priority"] = s.fraction(*a.Priority)
 		}
 		if a.LastModified != "" && s.atLeast(v20250618) {
 			o["lastModified"] = a.LastModified
@@ -308,9 +317,25 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 			s.req.inputRequired = true
 			return object{}, nil
 		}
-		result := s.readResult(cmp.Or(e.contentsURI, uri), e.MimeType, e.data, e.isText, false)
+		if s.needsInput(e, params) {
+			return object{}, nil
+		}
+		var result object
+		if e.children != nil {
+			var items []any
+			for _, c := range e.children {
+				items = append(items, s.contentItems(c.URI, c.MimeType, c.data, c.isText, false)...)
+			}
+			result = s.readResultOf(items)
+		} else {
+			result = s.readResult(cmp.Or(e.contentsURI, uri), e.MimeType, e.data, e.isText, false)
+		}
 		s.fireTriggers(uri)
+		s.afterVariantRead(e)
 		return result, nil
+	}
+	if c := s.child(uri); c != nil {
+		return s.readResult(uri, c.MimeType, c.data, c.isText, false), nil
 	}
 	if rerr := validRequestURI(uri); rerr != nil {
 		return nil, rerr
@@ -320,6 +345,9 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 			return s.readResult(uri, "text/plain", []byte("root:x:0:0:root:/root:/bin/bash\n"), true, false), nil
 		}
 		return nil, s.hostileNotFound(uri)
+	}
+	if s.catchAll(uri) {
+		return s.readResult(uri, "text/plain", []byte("The echo scheme serves every URI; this one is "+uri+"\n"), true, true), nil
 	}
 	for _, t := range s.templates {
 		if t.tmpl == nil {
@@ -398,9 +426,34 @@ func (t *templateEntry) render(vals uritemplate.Values) (text, mimeType string, 
 	return "", "", false
 }
 
-// readResult builds a ReadResourceResult with one contents item. The read
-// faults act here.
+// readResult builds a ReadResourceResult for one resource's content.
 func (s *server) readResult(uri, mimeType string, data []byte, isText, fromTemplate bool) object {
+	return s.readResultOf(s.contentItems(uri, mimeType, data, isText, fromTemplate))
+}
+
+// contentItems renders a resource's content as contents items: one, or one
+// per line under fragment-sub-resources. The read faults act here.
+func (s *server) contentItems(uri, mimeType string, data []byte, isText, fromTemplate bool) []any {
+	if isText && len(data) > 0 && !strings.Contains(uri, "#") && s.variants.has("fragment-sub-resources") {
+		var items []any
+		for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(line) > 0 {
+				items = append(items, s.contentItem(fmt.Sprintf("%s#line=%d,%d", uri, i, i+1), mimeType, line, true, fromTemplate))
+			}
+		}
+		return items
+	}
+	return []any{s.contentItem(uri, mimeType, data, isText, fromTemplate)}
+}
+
+// contentItem is one TextResourceContents or BlobResourceContents.
+func (s *server) contentItem(uri, mimeType string, data []byte, isText, fromTemplate bool) object {
+	if s.variants.has("blob-only") {
+		isText = false
+	}
+	if s.variants.has("contents-without-mime") {
+		mimeType = ""
+	}
 	c := object{"uri": uri}
 	if fromTemplate && s.faults.has("template-mimetype-mismatch") {
 		if mimeType == "text/plain" {
@@ -437,9 +490,15 @@ func (s *server) readResult(uri, mimeType string, data []byte, isText, fromTempl
 	if s.faults.has("contents-meta-bad-type") && s.atLeast(v20250618) {
 		c["_meta"] = "x"
 	}
-	result := object{"contents": []any{c}}
-	if s.faults.has("contents-not-array") {
-		result["contents"] = c
+	s.dressItem(c)
+	return c
+}
+
+// readResultOf builds a ReadResourceResult around contents items.
+func (s *server) readResultOf(items []any) object {
+	result := object{"contents": items}
+	if s.faults.has("contents-not-array") && len(items) == 1 {
+		result["contents"] = items[0]
 	}
 	if s.faults.has("invalid-utf8") {
 		result["_meta"] = object{"com.example.mock/note": markInvalidUTF8}

@@ -16,15 +16,17 @@ import (
 
 // Options configure Serve.
 type Options struct {
-	Fixture *Fixture  // nil means DefaultFixture()
-	Faults  []string  // fault names, see Faults
-	Record  io.Writer // if non-nil: one JSON line per message in either direction
+	Fixture  *Fixture  // nil means DefaultFixture()
+	Faults   []string  // fault names, see Faults
+	Variants []string  // legal variations, see Variants
+	Record   io.Writer // if non-nil: one JSON line per message in either direction
 }
 
 // Serve speaks MCP over newline-delimited JSON on in and out until in
-// reaches EOF or ctx is done. It returns nil after EOF and ctx.Err() when
-// the context ended first; the goroutine reading in ends when a Read on it
-// returns. Logs, if any, go to errOut (nil discards them).
+// reaches EOF or ctx is done. It returns nil after EOF (or when a variant
+// ends the session) and ctx.Err() when the context ended first; the
+// goroutine reading in ends when a Read on it returns. Logs, if any, go to
+// errOut (nil discards them).
 //
 // Faults marked as process-level in README.md act on the whole process
 // (they exit, ignore signals or start children): use them only when Serve
@@ -33,12 +35,23 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, o
 	if err := ValidateFaults(opts.Faults); err != nil {
 		return err
 	}
+	if err := ValidateVariants(opts.Variants); err != nil {
+		return err
+	}
 	fx := opts.Fixture
 	if fx == nil {
 		fx = DefaultFixture()
 	}
+	variants := newVariantSet(opts.Variants)
+	fx, err := variants.fixture(fx)
+	if err != nil {
+		return err
+	}
 	cat, err := compile(fx)
 	if err != nil {
+		return err
+	}
+	if err := variants.adjustCatalog(cat); err != nil {
 		return err
 	}
 	if errOut == nil {
@@ -47,18 +60,21 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, o
 	faults := newFaultSet(opts.Faults)
 	rec := &recorder{w: opts.Record}
 	s := newServer(cat, faults, &lineWriter{w: out, rec: rec, faults: faults}, errOut, rec)
+	s.variants = variants
+	s.startVariants()
 	return s.run(ctx, in, out)
 }
 
 // server is one MCP session. Its state is touched only by the goroutine in
 // run; the lineWriter and the delayed writer synchronise the output.
 type server struct {
-	cat    *catalog
-	faults faultSet
-	out    *lineWriter
-	errOut io.Writer
-	rec    *recorder
-	delay  *delayedWriter // non-nil under the slow fault
+	cat      *catalog
+	faults   faultSet
+	variants variantSet
+	out      *lineWriter
+	errOut   io.Writer
+	rec      *recorder
+	delay    *delayedWriter // non-nil under the slow fault
 
 	initialized   bool   // the initialize response was sent
 	version       string // the negotiated protocol version
@@ -83,12 +99,27 @@ type server struct {
 	nextID        int
 
 	pending []*outMsg // server messages to send after the current response
+	pre     []*outMsg // server messages to send before it (variants)
+
+	// What the variants keep.
+	later      []*laterWrite // groups a timing variant put off
+	timer      *time.Timer   // fires when the first of later is due
+	quit       bool          // a variant ended the session
+	started    time.Time
+	logLevel   string    // log-notifications: the level logging/setLevel set
+	lastPing   time.Time // server-pings
+	pings      int
+	rotation   int // list-order-varies: the rotation of the next walk
+	churn      int // list-changes-while-paging: changes made so far
+	readToggle bool
+	generation int // time-varying-resource: reads so far
 }
 
 func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer, rec *recorder) *server {
 	s := &server{
 		cat:           cat,
 		faults:        faults,
+		variants:      variantSet{},
 		out:           out,
 		errOut:        errOut,
 		rec:           rec,
@@ -115,7 +146,13 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 		s.delay = newDelayedWriter(300 * time.Millisecond)
 		defer s.delay.stop()
 	}
-	lines := make(chan lineOrErr)
+	// Under the timing variants the reader may run a few lines ahead, so
+	// that a line already sent is answered before a put-off one is due.
+	ahead := 0
+	if s.variants.has("pipelined-out-of-order") || s.variants.has("late-parse-error") || s.variants.has("slow-answers") {
+		ahead = 16
+	}
+	lines := make(chan lineOrErr, ahead)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -133,18 +170,64 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 	}()
 	for {
+		var due <-chan time.Time
+		if s.timer != nil {
+			due = s.timer.C
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case now := <-due:
+			s.timer = nil
+			if len(lines) == 0 {
+				s.flushLater(now)
+			}
 		case l := <-lines:
 			if l.err != nil {
 				return s.finish(ctx, l.err)
 			}
 			s.handleLine(l.line, l.n, l.tooLong)
-			if err := s.out.failed(); err != nil {
-				return fmt.Errorf("writing stdout: %w", err)
+			if s.quit {
+				s.drainLater(ctx)
+				return s.out.failed()
 			}
 		}
+		if err := s.out.failed(); err != nil {
+			return fmt.Errorf("writing stdout: %w", err)
+		}
+		s.rearm()
+	}
+}
+
+// rearm sets the timer for the first put-off group.
+func (s *server) rearm() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if due, ok := s.laterDue(); ok {
+		s.timer = time.NewTimer(time.Until(due))
+	}
+}
+
+// drainLater writes every put-off group when it is due, as a session
+// ends; it gives up when ctx does.
+func (s *server) drainLater(ctx context.Context) {
+	for {
+		due, ok := s.laterDue()
+		if !ok {
+			return
+		}
+		if wait := time.Until(due); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+		}
+		s.flushLater(due)
 	}
 }
 
@@ -154,6 +237,7 @@ func (s *server) finish(ctx context.Context, err error) error {
 		return fmt.Errorf("reading stdin: %w", err)
 	}
 	s.closeStreams()
+	s.drainLater(ctx)
 	if s.delay != nil {
 		s.delay.stop()
 	}
@@ -175,6 +259,9 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		return
 	}
 	s.rec.record("in", line)
+	if s.variants.has("stderr-chatter") {
+		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), n)
+	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
@@ -196,6 +283,11 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		return
 	}
 	if trimmed[0] == '[' {
+		if s.variants.has("exit-on-batch") {
+			fmt.Fprintln(s.errOut, "mockserver: a batch array arrived; ending the session (exit-on-batch)")
+			s.quit = true
+			return
+		}
 		s.handleBatch(trimmed)
 		return
 	}
@@ -212,7 +304,8 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 // handleBatch answers a JSON array line. Batches exist in 2025-03-26 only
 // (JSONRPC-11); elsewhere an array is an invalid request (JSONRPC-12).
 func (s *server) handleBatch(line []byte) {
-	batching := s.initialized && s.version == "2025-03-26" || s.initialized && s.faults.has("batch-after-2025-03")
+	batching := s.initialized && s.version == "2025-03-26" || s.initialized && s.faults.has("batch-after-2025-03") ||
+		s.initialized && s.version == "2024-11-05" && s.variants.has("batch-in-2024")
 	var elems []json.RawMessage
 	_ = json.Unmarshal(line, &elems)
 	switch {
@@ -240,13 +333,14 @@ func (s *server) handleBatch(line []byte) {
 			parts = append(parts, s.encode(resp))
 		}
 	}
-	group := s.takePending()
+	group := s.pre
+	s.pre = nil
 	if len(parts) > 0 {
 		batch := append([]byte{'['}, bytes.Join(parts, []byte{','})...)
 		batch = append(batch, ']')
-		group = append([]*outMsg{{kind: kindBatch, raw: batch}}, group...)
+		group = append(group, &outMsg{kind: kindBatch, raw: batch})
 	}
-	s.emit(group)
+	s.emit(append(group, s.takePending()...))
 }
 
 // handleMessage answers one JSON-RPC message; nil means no answer.
@@ -269,6 +363,7 @@ func (s *server) handleMessage(raw []byte) *outMsg {
 		}
 		return nil
 	}
+	s.beforeResponse(msg)
 	result, rerr, answer := s.dispatch(msg)
 	if !answer {
 		return nil
@@ -276,7 +371,7 @@ func (s *server) handleMessage(raw []byte) *outMsg {
 	if rerr != nil {
 		return s.errorResponse(msg.method, msg.id, rerr)
 	}
-	return &outMsg{kind: kindResponse, method: msg.method, id: msg.id, result: result}
+	return &outMsg{kind: kindResponse, method: msg.method, id: msg.id, result: s.dress(msg.method, result)}
 }
 
 // methods maps each request method to its handler. The bool says whether
@@ -319,10 +414,16 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Method not found: %s.", short(msg.method))}, true
 	}
 	if !s.initialized && !h.preInit {
-		if s.faults.has("silent-before-initialize") {
+		switch {
+		case s.faults.has("silent-before-initialize"):
 			return nil, nil, false
+		case s.variants.has("pre-init-served"):
+			// Served at the newest version (see servingVersion).
+		case s.variants.has("pre-init-refused-32602"):
+			return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid request parameters: the session is not initialized."}, true
+		default:
+			return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
 		}
-		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
 	}
 	if strings.HasPrefix(msg.method, "resources/") && s.faults.has("undeclared-resources-wrong-code") {
 		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: resources are switched off."}, true
@@ -363,6 +464,8 @@ func (s *server) methodDeclared(method string) bool {
 		return caps.Logging != nil
 	case method == "completion/complete":
 		return s.req == nil && s.faults.has("completion-bad-result")
+	case method == "resources/templates/list" && s.variants.has("templates-not-implemented"):
+		return false
 	case strings.HasPrefix(method, "resources/"):
 		if caps.Resources == nil {
 			return false
@@ -383,6 +486,11 @@ func (s *server) notification(msg *incoming) {
 	case msg.method == "notifications/initialized" && s.initialized && !s.clientReady:
 		s.clientReady = true
 		s.afterInitialized()
+	case msg.method == "notifications/initialized" && !s.initialized && s.cat.legacy && s.variants.has("initialized-opens-gate"):
+		// As the Python SDK does: a bare initialized opens the session.
+		s.initialized, s.clientReady = true, true
+		s.version = s.cat.versions[len(s.cat.versions)-1]
+		s.afterInitialized()
 	case msg.method == "notifications/cancelled":
 		// Only a listen stream can still be open: every other request is
 		// answered before the next line is read.
@@ -392,7 +500,7 @@ func (s *server) notification(msg *incoming) {
 
 // notify queues a notification to follow the current response.
 func (s *server) notify(method string, params any) {
-	s.pending = append(s.pending, &outMsg{kind: kindNotification, method: method, params: params})
+	s.pending = append(s.pending, &outMsg{kind: kindNotification, method: method, params: s.dressParams(params)})
 }
 
 // request queues a server-to-client request.
@@ -408,7 +516,8 @@ func (s *server) takePending() []*outMsg {
 
 // emitResponse sends a response (if any) and then the queued messages.
 func (s *server) emitResponse(resp *outMsg) {
-	var group []*outMsg
+	group := s.pre
+	s.pre = nil
 	if resp != nil {
 		group = append(group, resp)
 		if isEnvelopeTarget(resp) && s.faults.has("duplicate-response") {
@@ -432,6 +541,9 @@ func (s *server) emit(group []*outMsg) {
 	lines := make([]line, 0, len(group))
 	for _, m := range group {
 		l := line{b: s.encode(m), raw: m.kind == kindRaw}
+		if !l.raw {
+			l.b = s.rewriteWire(l.b)
+		}
 		isResponse := m.kind == kindResponse || m.kind == kindBatch
 		l.pretty = isEnvelopeTarget(m) && s.faults.has("pretty-print")
 		if isResponse && s.faults.has("log-stdout") {
@@ -455,7 +567,7 @@ func (s *server) emit(group []*outMsg) {
 		s.delay.add(write)
 		return
 	}
-	write()
+	s.schedule(group, write)
 }
 
 // short makes a client-supplied string fit in an error message.

@@ -28,6 +28,9 @@ func (s *server) subscribe(params json.RawMessage) (any, *rpcError) {
 	if s.faults.has("updated-missing-uri") {
 		s.notify("notifications/resources/updated", object{})
 	}
+	if s.variants.has("fragment-sub-resources") {
+		s.notify("notifications/resources/updated", s.updatedParams(subResource(uri)))
+	}
 	if s.faults.has("subscribe-not-empty") {
 		return object{"subscribed": true}, nil
 	}
@@ -137,7 +140,7 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 	if f.ResourceSubscriptions != nil && res != nil && res.Subscribe {
 		st.uris = []string{}
 		for _, u := range *f.ResourceSubscriptions {
-			if validRequestURI(u) == nil && !slices.Contains(st.uris, u) {
+			if validRequestURI(u) == nil && !slices.Contains(st.uris, u) && (!s.variants.has("ack-known-uris-only") || s.knownURI(u)) {
 				st.uris = append(st.uris, u)
 			}
 		}
@@ -169,6 +172,11 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 	}
 	if !s.faults.has("no-ack") {
 		s.streamNotify(st, "notifications/subscriptions/acknowledged", object{"notifications": agreed})
+	}
+	if s.variants.has("fragment-sub-resources") {
+		for _, u := range st.uris {
+			s.streamNotify(st, "notifications/resources/updated", s.updatedParams(subResource(u)))
+		}
 	}
 	if s.faults.has("list-changed-unrequested") && !st.listChanged {
 		s.streamNotify(st, "notifications/resources/list_changed", nil)
@@ -232,6 +240,12 @@ func (s *server) listenResult(st *stream) *outMsg {
 func (s *server) closeStreams() {
 	var group []*outMsg
 	for _, st := range s.streams {
+		if s.variants.has("streams-end-cancelled") {
+			// The cancellation page's way to tear a stream down.
+			group = append(group, &outMsg{kind: kindNotification, method: "notifications/cancelled",
+				params: s.dressParams(object{"requestId": st.id, "reason": "The server is shutting down."})})
+			continue
+		}
 		group = append(group, s.listenResult(st))
 	}
 	s.streams = nil

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -188,9 +189,13 @@ func (s *server) encode(m *outMsg) []byte {
 	}
 	switch m.kind {
 	case kindResponse:
-		sep()
-		b.WriteString(`"id":`)
-		b.Write(s.responseID(m.id, target))
+		// From 2025-11-25 an error for a request whose id could not be
+		// read may leave the id out (JSONRPC-16).
+		if m.id != nil || !s.variants.has("error-id-omitted") {
+			sep()
+			b.WriteString(`"id":`)
+			b.Write(s.responseID(m.id, target))
+		}
 		if m.err != nil {
 			sep()
 			b.WriteString(`"error":`)
@@ -252,6 +257,9 @@ func (s *server) responseID(id json.RawMessage, target bool) []byte {
 		return []byte("null")
 	}
 	id = safeID(id)
+	if v := s.variantID(id); v != nil {
+		return v
+	}
 	if !target {
 		return marshal(id)
 	}
@@ -296,6 +304,10 @@ func (s *server) encodeError(e *rpcError) []byte {
 		b.WriteString(strconv.Itoa(e.Code))
 	}
 	msg := e.Message
+	if s.variants.has("long-error-messages") {
+		msg = strings.TrimSuffix(msg, ".") + ", and the mcpconform mock server spells this out at length on purpose, on a single line and without any line break," +
+			" so that a client can check that it copes with an error message that runs to about three hundred characters while staying one sentence."
+	}
 	if s.faults.has("hostile-strings") {
 		msg += " " + hostileText
 	}
@@ -304,9 +316,17 @@ func (s *server) encodeError(e *rpcError) []byte {
 	}
 	b.WriteString(`,"message":`)
 	b.Write(marshal(msg))
-	if e.Data != nil {
+	data := e.Data
+	if s.variants.has("error-data-rich") {
+		data = richErrorData(e)
+	}
+	if data != nil {
 		b.WriteString(`,"data":`)
-		b.Write(marshal(e.Data))
+		b.Write(marshal(data))
+	}
+	if s.variants.has("extra-members") {
+		b.WriteString(`,"mockExtra":`)
+		b.Write(marshal(extraValue()))
 	}
 	b.WriteByte('}')
 	return b.Bytes()

@@ -20,11 +20,13 @@ import (
 
 // mockOptions are the flags of `mcpconform mock`.
 type mockOptions struct {
-	fixture    string
-	faults     []string
-	record     string
-	listFaults bool
-	help       bool
+	fixture      string
+	faults       []string
+	variants     []string
+	record       string
+	listFaults   bool
+	listVariants bool
+	help         bool
 }
 
 func mockFlags() (*flag.FlagSet, *mockOptions) {
@@ -35,16 +37,19 @@ func mockFlags() (*flag.FlagSet, *mockOptions) {
 	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
 	fs.Var(listFlag{&o.faults, "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
 	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
+	fs.Var(listFlag{&o.variants, "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
+	fs.BoolVar(&o.listVariants, "list-variants", false, "print the catalogue of legal variations and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	return fs, o
 }
 
 func mockUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
+	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--variant NAME[,NAME...]] [--record FILE] [--list-faults] [--list-variants]
 
-Serves the reference MCP server on stdin and stdout: correct by default, or
-misbehaving on purpose with --fault, to test the suite or an MCP client.
+Serves the reference MCP server on stdin and stdout: correct by default,
+misbehaving on purpose with --fault, or legal but unusual with --variant, to
+test the suite or an MCP client.
 A client that starts it several times can --record into one file: each
 process appends its own lines, told apart by "pid".
 
@@ -82,11 +87,31 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		tw.Flush()
 		return exitConformant
 	}
+	if o.listVariants {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "VARIANT\tVERSIONS\tBREAKS\tWHAT IT DOES")
+		for _, v := range mockserver.Variants() {
+			versions, breaks := "all", "-"
+			if v.Versions != nil {
+				versions = strings.Join(v.Versions, ",")
+			}
+			if len(v.Breaks) > 0 {
+				breaks = strings.Join(v.Breaks, ",")
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, versions, breaks, v.Description)
+		}
+		tw.Flush()
+		return exitConformant
+	}
 	if err := checkFaults(o.faults); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
 	}
-	opts := mockserver.Options{Faults: o.faults}
+	if err := mockserver.ValidateVariants(o.variants); err != nil {
+		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
+		return exitUsage
+	}
+	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
 	if o.fixture != "" {
 		f, err := mockserver.LoadFixture(o.fixture)
 		if err != nil {
