@@ -28,6 +28,9 @@ type Exchange struct {
 	LooseID bool
 	// NoResponse is why nothing answered, when the harness recorded it.
 	NoResponse *transcript.NoResponse
+	// EventSeq is where the harness recorded NoResponse (for a request
+	// never written, the only place it has).
+	EventSeq int
 }
 
 // OK reports whether a response arrived.
@@ -57,6 +60,12 @@ func (x *Exchange) ErrorCode() (int64, bool) {
 // that says something about the server (not an interrupted run).
 func (x *Exchange) Unanswered() bool {
 	return x != nil && x.Response == nil && (x.NoResponse == nil || !x.NoResponse.Harnessed())
+}
+
+// NotSent reports whether the request was never written (the process had
+// exited, or the method was hung): a consequence of what went before.
+func (x *Exchange) NotSent() bool {
+	return x != nil && x.NoResponse != nil && x.NoResponse.NotSent
 }
 
 // Stopped reports whether the run was stopped before the exchange could
@@ -245,7 +254,7 @@ func buildIndex(p *Process) *exchanges {
 			if inProvocation(e.Seq) {
 				provokedSent[e.Seq] = true
 			}
-			if !correlated || provokedSent[e.Seq] {
+			if !correlated || provokedSent[e.Seq] || e.Batch {
 				open[e.Seq] = true
 				openOrder = append(openOrder, e.Seq)
 			}
@@ -298,6 +307,11 @@ func buildIndex(p *Process) *exchanges {
 						if open[s] && s <= e.Seq && provokedSent[s] {
 							pick = s
 							break
+						}
+					}
+					for _, s := range openOrder {
+						if pick < 0 && open[s] && s <= e.Seq && entries[s].Batch {
+							pick = s // a batch answered as a whole, without ids
 						}
 					}
 					if pick < 0 {
@@ -353,7 +367,7 @@ func buildIndex(p *Process) *exchanges {
 					delete(loose, wire.LooseIDKey(ex.ID))
 				}
 				nr := *n
-				ex.NoResponse = &nr
+				ex.NoResponse, ex.EventSeq = &nr, e.Seq
 			}
 		}
 	}

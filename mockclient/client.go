@@ -87,30 +87,51 @@ type Exchange struct {
 // OK reports whether a response arrived.
 func (x *Exchange) OK() bool { return x.Response != nil }
 
-// Stalls counts consecutive timeouts per method. One Stalls shared by the
-// clients of a run makes a method that hung twice hang no more requests in
-// any later process.
+// Stalls remembers methods that went unanswered, across the clients of a
+// run. Within one process, stallLimit consecutive timeouts of a method
+// make it hung there; a method hung in stallLimit processes is hung for
+// the whole run, so a server that hangs on one method costs a few request
+// deadlines, not one per process. A process that stops answering
+// everything (wedged by a malformed line) does not make its methods hung
+// elsewhere on its own.
 type Stalls struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu   sync.Mutex
+	n    map[stallKey]int // consecutive timeouts per client and method
+	hung map[string]map[*Client]bool
+}
+
+type stallKey struct {
+	c      *Client
+	method string
 }
 
 // NewStalls returns an empty record.
-func NewStalls() *Stalls { return &Stalls{n: map[string]int{}} }
-
-func (s *Stalls) count(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n[method]
+func NewStalls() *Stalls {
+	return &Stalls{n: map[stallKey]int{}, hung: map[string]map[*Client]bool{}}
 }
 
-func (s *Stalls) add(method string, answered bool) {
+// isHung reports whether method is hung for c: in c itself, or in
+// stallLimit processes of the run.
+func (s *Stalls) isHung(c *Client, method string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.n[stallKey{c, method}] >= stallLimit || len(s.hung[method]) >= stallLimit
+}
+
+func (s *Stalls) add(c *Client, method string, answered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := stallKey{c, method}
 	if answered {
-		s.n[method] = 0
-	} else {
-		s.n[method]++
+		s.n[k] = 0
+		return
+	}
+	s.n[k]++
+	if s.n[k] >= stallLimit {
+		if s.hung[method] == nil {
+			s.hung[method] = map[*Client]bool{}
+		}
+		s.hung[method][c] = true
 	}
 }
 
@@ -314,6 +335,7 @@ func (c *Client) CallWithin(ctx context.Context, timeout time.Duration, method s
 func (c *Client) noResponse(x *Exchange, reason transcript.Reason, deadline time.Duration, detail string) {
 	c.trans.Event(transcript.Event{NoResponse: &transcript.NoResponse{
 		Tag: x.Tag, Method: x.Method, ID: x.ID, Reason: reason, Deadline: deadline, Detail: detail,
+		NotSent: x.SentSeq < 0,
 	}})
 }
 
@@ -343,9 +365,9 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 	// after stallLimit consecutive timeouts anywhere in the run the method
 	// is deemed hung and further calls fail at once (the verdict is the
 	// same: no response).
-	if n := c.opts.Stalls.count(method); n >= stallLimit {
+	if c.opts.Stalls.isHung(c, method) {
 		c.mu.Unlock()
-		x.Err = fmt.Errorf("%w (%d earlier %s requests got no response within %s)", ErrHung, n, method, c.opts.Timeout)
+		x.Err = fmt.Errorf("%w (earlier %s requests got no response within %s)", ErrHung, method, c.opts.Timeout)
 		c.noResponse(x, transcript.ReasonHung, 0, "")
 		return x
 	}
@@ -391,7 +413,7 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		if c.withdraw(cl) {
 			x.Err = stop
 			if errors.Is(stop, ErrTimeout) {
-				c.opts.Stalls.add(method, false)
+				c.opts.Stalls.add(c, method, false)
 				c.noResponse(x, transcript.ReasonTimeout, time.Since(start).Round(time.Millisecond), "")
 			} else {
 				c.noResponse(x, transcript.ReasonStopped, 0, "")
@@ -401,7 +423,7 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		}
 	}
 	if x.Response != nil {
-		c.opts.Stalls.add(method, true)
+		c.opts.Stalls.add(c, method, true)
 	}
 	x.Duration = time.Since(start)
 	return x

@@ -69,6 +69,10 @@ type NoResponse struct {
 	Deadline time.Duration `json:"deadlineNs,omitempty"`
 	// Detail says more in words (the exit status, the write error).
 	Detail string `json:"detail,omitempty"`
+	// NotSent is set when the request was never written: the process had
+	// exited, or the method was hung. It is a consequence of what happened
+	// before, not a new fact about the server.
+	NotSent bool `json:"notSent,omitempty"`
 }
 
 func (n NoResponse) String() string {

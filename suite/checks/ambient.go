@@ -52,7 +52,11 @@ func eachModernMessage(j *J, yield func(p *evidence.Process, e transcript.Entry,
 func eachExchange(j *J, yield func(p *evidence.Process, x *evidence.Exchange)) {
 	for _, p := range j.Processes {
 		for _, x := range p.Exchanges() {
-			if x.SentSeq >= 0 && p.InProvocation(x.SentSeq) {
+			at := x.SentSeq
+			if at < 0 {
+				at = x.EventSeq
+			}
+			if p.InProvocation(at) {
 				continue
 			}
 			yield(p, x)

@@ -228,3 +228,37 @@ func versionsFrom(v string) []string { return wire.Since(v) }
 
 var legacyOnly = wire.LegacyVersions
 var modernOnly = []string{wire.Modern}
+
+// FileFamily names the file (and testdata folder) of a requirement's
+// family: JSONRPC-05 is jsonrpc, LIFE-03 lifecycle, RES-READ-05
+// resources_read, RES-ANN-01 and RES-ICON-01 resources_annotations.
+func FileFamily(requirement string) string {
+	switch f := catalog.Family(requirement); f {
+	case "life":
+		return "lifecycle"
+	case "err":
+		return "errors"
+	case "pag":
+		return "pagination"
+	case "log":
+		return "logging"
+	case "comp":
+		return "completion"
+	case "res_cap":
+		return "resources_capability"
+	case "res_list":
+		return "resources_list"
+	case "res_read":
+		return "resources_read"
+	case "res_tpl":
+		return "resources_templates"
+	case "res_sub":
+		return "resources_subscriptions"
+	case "res_lc":
+		return "resources_list_changed"
+	case "res_ann", "res_icon", "res_link", "res_emb":
+		return "resources_annotations"
+	default:
+		return f
+	}
+}

@@ -1,0 +1,297 @@
+package checks_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/vectors"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the want section of every case from what the checks say now")
+
+// A case is testdata/<family>/<check-id>/<name>.txtar: a run as text, and
+// what the check (or vector test) must say of it.
+//
+//	free text: what the case is about
+//	-- run --                      optional JSON: {"specVersion": "", "versions": [...],
+//	                               "fatal": {...}, "interrupted": "...", "timeoutNs": ...}
+//	-- p1 shared 2025-11-25 --     a process: its id, role and version, then its
+//	> {...}                        transcript in the text form of package transcript
+//	< {...}
+//	-- p2 probe 2025-11-25 --
+//	...
+//	-- want --
+//	2025-11-25 fail: the message the result had
+//
+// Each shared process opens the session of its version; replacement and
+// probe processes join the session of theirs. The run judges the versions
+// of its sessions unless the run section says otherwise. A want line
+// gives the verdict under a version and, after the colon, the start of
+// the message (-update writes the whole message).
+type testCase struct {
+	path  string
+	arc   *txtar.Archive
+	run   *evidence.Run
+	wants []want
+}
+
+type want struct {
+	version string
+	verdict reports.Verdict
+	message string
+}
+
+func loadCase(t *testing.T, path string) *testCase {
+	t.Helper()
+	arc, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &testCase{path: path, arc: arc}
+	run := &evidence.Run{Format: evidence.Format, Nonce: "n0nce", Started: time.Unix(0, 0).UTC(), Timeout: 10 * time.Second}
+	var versions []string
+	for _, f := range arc.Files {
+		fields := strings.Fields(f.Name)
+		switch {
+		case f.Name == "run":
+			if err := json.Unmarshal(f.Data, run); err != nil {
+				t.Fatalf("%s: run: %v", path, err)
+			}
+		case f.Name == "want":
+			for i, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				head, msg, _ := strings.Cut(line, ":")
+				hf := strings.Fields(head)
+				if len(hf) != 2 {
+					t.Fatalf("%s: want line %d: want \"VERSION VERDICT: message\", got %q", path, i+1, line)
+				}
+				c.wants = append(c.wants, want{version: hf[0], verdict: reports.Verdict(hf[1]), message: strings.TrimSpace(msg)})
+			}
+		case len(fields) == 3 && strings.HasPrefix(fields[0], "p"):
+			var id int
+			if _, err := fmt.Sscanf(fields[0], "p%d", &id); err != nil {
+				t.Fatalf("%s: process section %q: want pN ROLE VERSION", path, f.Name)
+			}
+			tr, err := transcript.ParseText(string(f.Data))
+			if err != nil {
+				t.Fatalf("%s: %s: %v", path, f.Name, err)
+			}
+			p := &evidence.Process{ID: id, Pid: 1000 + id, Role: evidence.Role(fields[1]), Version: fields[2], Transcript: tr}
+			run.Processes = append(run.Processes, p)
+			switch p.Role {
+			case evidence.RoleShared:
+				s := &evidence.Session{Version: p.Version, Processes: []int{id}, Requested: p.Version, Negotiated: p.Version, Modern: p.Version == "2026-07-28"}
+				run.Sessions = append(run.Sessions, s)
+				versions = append(versions, p.Version)
+			case evidence.RoleReplacement, evidence.RoleProbe:
+				for _, s := range run.Sessions {
+					if s.Version == p.Version {
+						if p.Role == evidence.RoleProbe {
+							s.Probes = append(s.Probes, id)
+						} else {
+							s.Processes = append(s.Processes, id)
+						}
+					}
+				}
+			}
+		default:
+			t.Fatalf("%s: unknown section %q", path, f.Name)
+		}
+	}
+	if run.Versions == nil {
+		run.Versions = versions
+	}
+	run.Bind()
+	c.run = run
+	return c
+}
+
+// judge returns the result of the case's check (or vector test) under v.
+func (c *testCase) judge(t *testing.T, id, v string) reports.Result {
+	for _, ch := range checks.All() {
+		if ch.ID == id {
+			return ch.Result(judgeContext(c.run, v))
+		}
+	}
+	for _, f := range embedded(t) {
+		for _, tt := range f.Tests {
+			if tt.ID == id {
+				return checks.JudgeVector(tt, c.run, v, c.run.Session(v))
+			}
+		}
+	}
+	t.Fatalf("%s: no check or vector test %q", c.path, id)
+	return reports.Result{}
+}
+
+// judgeContext mirrors suite's: the session of v, and every process of v
+// (processes of versions not judged go with the first version).
+func judgeContext(r *evidence.Run, v string) *checks.J {
+	j := &checks.J{Run: r, Version: v, Session: r.Session(v)}
+	for _, p := range r.Processes {
+		if p.Version == v || !slices.Contains(r.Versions, p.Version) && len(r.Versions) > 0 && v == r.Versions[0] {
+			j.Processes = append(j.Processes, p)
+		}
+	}
+	return j
+}
+
+var embeddedFiles []*vectors.File
+
+func embedded(t *testing.T) []*vectors.File {
+	if embeddedFiles == nil {
+		fs, err := vectors.Embedded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		embeddedFiles = fs
+	}
+	return embeddedFiles
+}
+
+// allCases returns testdata/<family>/<id>/<case>.txtar grouped by id.
+func allCases(t *testing.T) map[string][]string {
+	paths, err := filepath.Glob(filepath.Join("testdata", "*", "*", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string][]string{}
+	for _, p := range paths {
+		id := filepath.Base(filepath.Dir(p))
+		by[id] = append(by[id], p)
+	}
+	return by
+}
+
+// TestCases judges every recorded case and compares the verdicts (and
+// the starts of the messages) with its want section.
+func TestCases(t *testing.T) {
+	for id, paths := range allCases(t) {
+		for _, path := range paths {
+			t.Run(id+"/"+strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+				c := loadCase(t, path)
+				if len(c.wants) == 0 && !*update {
+					t.Fatalf("%s: no want section", path)
+				}
+				var got []string
+				versions := c.run.Versions
+				if len(c.wants) > 0 {
+					versions = nil
+					for _, w := range c.wants {
+						versions = append(versions, w.version)
+					}
+				}
+				for i, v := range versions {
+					res := c.judge(t, id, v)
+					got = append(got, fmt.Sprintf("%s %s: %s", v, res.Verdict, res.Message))
+					if *update {
+						continue
+					}
+					w := c.wants[i]
+					if res.Verdict != w.verdict || !strings.HasPrefix(res.Message, w.message) {
+						t.Errorf("%s under %s: got %s: %q; want %s: %q…", path, v, res.Verdict, res.Message, w.verdict, w.message)
+					}
+				}
+				if *update {
+					for i, f := range c.arc.Files {
+						if f.Name == "want" {
+							c.arc.Files[i].Data = []byte(strings.Join(got, "\n") + "\n")
+						}
+					}
+					if !slices.ContainsFunc(c.arc.Files, func(f txtar.File) bool { return f.Name == "want" }) {
+						c.arc.Files = append(c.arc.Files, txtar.File{Name: "want", Data: []byte(strings.Join(got, "\n") + "\n")})
+					}
+					if err := os.WriteFile(path, txtar.Format(c.arc), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEveryCheckBothWays: every procedural check has a recorded case
+// where it passes and one where it fails (or warns, or records, as its
+// level allows): a check that cannot fail, or that fails everything, does
+// not get through.
+func TestEveryCheckBothWays(t *testing.T) {
+	cases := allCases(t)
+	var missing []string
+	for _, ch := range checks.All() {
+		sawPass, sawBad := false, false
+		for _, path := range cases[ch.ID] {
+			c := loadCase(t, path)
+			for _, w := range c.wants {
+				switch w.verdict {
+				case reports.Pass:
+					sawPass = true
+				case reports.Fail, reports.Warn, reports.Info:
+					sawBad = true
+				}
+			}
+		}
+		if !sawPass || !sawBad {
+			missing = append(missing, fmt.Sprintf("%s (pass case: %v, failing case: %v)", ch.ID, sawPass, sawBad))
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d checks lack a recorded case in one direction:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+}
+
+// TestCasesLiveWithTheirFamily: a case lives in the folder of its check's
+// requirement family.
+func TestCasesLiveWithTheirFamily(t *testing.T) {
+	family := map[string]string{}
+	for _, ch := range checks.All() {
+		family[ch.ID] = checks.FileFamily(ch.Requirement)
+	}
+	for _, f := range embedded(t) {
+		for _, tt := range f.Tests {
+			family[tt.ID] = checks.FileFamily(tt.Requirement)
+		}
+	}
+	for id, paths := range allCases(t) {
+		for _, p := range paths {
+			dir := filepath.Base(filepath.Dir(filepath.Dir(p)))
+			if want, ok := family[id]; !ok {
+				t.Errorf("%s: no check or vector test %q", p, id)
+			} else if dir != want {
+				t.Errorf("%s: the case of %s belongs in testdata/%s", p, id, want)
+			}
+		}
+	}
+}
+
+// TestLayout: a check is defined in the file of its requirement family,
+// so that a requirement id leads to its file.
+func TestLayout(t *testing.T) {
+	for _, ch := range checks.All() {
+		want := checks.FileFamily(ch.Requirement)
+		file := strings.TrimSuffix(ch.File(), ".go")
+		if file != want && !strings.HasPrefix(file, want+"_") {
+			t.Errorf("%s judges %s and is defined in %s.go; it belongs in %s.go", ch.ID, ch.Requirement, file, want)
+		}
+	}
+	for _, r := range catalog.All() {
+		_ = r
+	}
+}
+
