@@ -34,11 +34,11 @@ type Run struct {
 	Started     time.Time     `json:"started"`
 	Duration    time.Duration `json:"durationNs"`
 	// Versions are the versions judged, in report order.
-	Versions  []string   `json:"versions"`
+	Versions []string `json:"versions"`
 	// Timeout is the deadline of one request the run used.
-	Timeout time.Duration `json:"timeoutNs"`
-	Sessions  []*Session `json:"sessions"`
-	Processes []*Process `json:"processes"`
+	Timeout   time.Duration `json:"timeoutNs"`
+	Sessions  []*Session    `json:"sessions"`
+	Processes []*Process    `json:"processes"`
 	// Fatal is set when no session could be established.
 	Fatal *Fatal `json:"fatal,omitempty"`
 	// Interrupted says why the run was cut short (a signal, its deadline).

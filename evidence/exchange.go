@@ -26,6 +26,13 @@ type Exchange struct {
 	// LooseID is set when the response carried the id with another JSON
 	// type ("7" for 7).
 	LooseID bool
+	// Late is set when the response came after the request's deadline had
+	// passed (NoResponse then says which deadline).
+	Late bool
+	// Clipped is set when the transcript kept the response only in part
+	// (its line was over the transcript's budget): its contents cannot be
+	// judged.
+	Clipped bool
 	// NoResponse is why nothing answered, when the harness recorded it.
 	NoResponse *transcript.NoResponse
 	// EventSeq is where the harness recorded NoResponse (for a request
@@ -266,6 +273,7 @@ func buildIndex(p *Process) *exchanges {
 				if !wire.IsNullID(m.ID) {
 					if ex, ok := pending[wire.IDKey(m.ID)]; ok {
 						ex.Response, ex.RecvSeq = m, e.Seq
+						ex.Late, ex.Clipped = ex.NoResponse != nil, e.Clipped()
 						open[ex.SentSeq] = false
 						delete(pending, wire.IDKey(m.ID))
 						delete(loose, wire.LooseIDKey(m.ID))
@@ -276,6 +284,7 @@ func buildIndex(p *Process) *exchanges {
 					}
 					if ex, ok := loose[wire.LooseIDKey(m.ID)]; ok {
 						ex.Response, ex.RecvSeq, ex.LooseID = m, e.Seq, true
+						ex.Late, ex.Clipped = ex.NoResponse != nil, e.Clipped()
 						open[ex.SentSeq] = false
 						delete(pending, wire.IDKey(ex.ID))
 						delete(loose, wire.LooseIDKey(m.ID))
@@ -287,41 +296,7 @@ func buildIndex(p *Process) *exchanges {
 				}
 				r := &Reply{Msg: m, Seq: e.Seq, To: -1}
 				x.replies = append(x.replies, r)
-				// The line it answers: a response with an id answers the open
-				// line carrying that id (the latest, if several); one without
-				// a usable id answers the earliest open line inside a
-				// provocation that had no usable id either, else the latest
-				// open line before it (a reply to a notification follows it).
-				pick := -1
-				if !wire.IsNullID(m.ID) {
-					for _, s := range openOrder {
-						if id := readableID(entries[s]); open[s] && s <= e.Seq && id != nil && wire.IDKey(id) == wire.IDKey(m.ID) {
-							pick = s
-						}
-					}
-				} else {
-					// A reply without a usable id answers the earliest open
-					// provoking line (a server answers lines in order), else the
-					// latest open notification before it.
-					for _, s := range openOrder {
-						if open[s] && s <= e.Seq && provokedSent[s] {
-							pick = s
-							break
-						}
-					}
-					for _, s := range openOrder {
-						if pick < 0 && open[s] && s <= e.Seq && entries[s].Batch {
-							pick = s // a batch answered as a whole, without ids
-						}
-					}
-					if pick < 0 {
-						for _, s := range openOrder {
-							if open[s] && s <= e.Seq && !provokedSent[s] && usableID(readableID(entries[s])) == nil {
-								pick = s
-							}
-						}
-					}
-				}
+				pick := answeredLine(m, e.Seq, entries, openOrder, open, provokedSent)
 				if pick >= 0 {
 					r.To = pick
 					open[pick] = false
@@ -358,14 +333,16 @@ func buildIndex(p *Process) *exchanges {
 				if n.ID != nil {
 					ex = pending[wire.IDKey(n.ID)]
 				}
-				if ex == nil || ex.Method != n.Method {
+				if ex == nil || ex.Method != n.Method || n.NotSent {
 					// Never written: the request exists only as this event.
 					ex = &Exchange{Process: p, Tag: n.Tag, Method: n.Method, ID: n.ID, SentSeq: -1, RecvSeq: -1}
 					add(ex)
-				} else {
+				} else if n.Reason != transcript.ReasonTimeout {
 					delete(pending, wire.IDKey(ex.ID))
 					delete(loose, wire.LooseIDKey(ex.ID))
 				}
+				// A request that timed out stays pending: an answer that
+				// comes later still answers it (late, which is recorded).
 				nr := *n
 				ex.NoResponse, ex.EventSeq = &nr, e.Seq
 			}
@@ -421,4 +398,67 @@ func usableID(id json.RawMessage) json.RawMessage {
 		return id
 	}
 	return nil
+}
+
+// answeredLine finds the client line a response that answers no request
+// of the client answers, or -1.
+//
+// A response whose id some open line carries answers that line (the
+// latest, if several). Otherwise it answers a line whose id could not be
+// used (a server may even invent one): an open provoking line before it,
+// the earliest, since a server answers lines in order, preferring the
+// kind its code names (-32700 a line that is not JSON, other codes a line
+// that is JSON with an unusable id); else a batch line answered as a
+// whole; else, for a response without an id, the latest notification
+// before it (a reply to a notification follows it).
+func answeredLine(m *wire.Message, seq int, entries []transcript.Entry, order []int, open, provoked map[int]bool) int {
+	if !wire.IsNullID(m.ID) {
+		pick := -1
+		for _, s := range order {
+			if id := readableID(entries[s]); open[s] && s <= seq && id != nil && wire.IDKey(id) == wire.IDKey(m.ID) {
+				pick = s
+			}
+		}
+		if pick >= 0 {
+			return pick
+		}
+	}
+	code, _ := wire.Int(wire.Object(m.Error)["code"])
+	first, fitting := -1, -1
+	for _, s := range order {
+		if !open[s] || s > seq || !provoked[s] {
+			continue
+		}
+		if usableID(readableID(entries[s])) != nil && !entries[s].Batch {
+			continue // it had a usable id: its answer would carry it
+		}
+		if first < 0 {
+			first = s
+		}
+		parsed := len(entries[s].Msgs) > 0
+		if fitting < 0 && (code == wire.CodeParseError) == !parsed {
+			fitting = s
+		}
+	}
+	if fitting >= 0 {
+		return fitting
+	}
+	if first >= 0 {
+		return first
+	}
+	if !wire.IsNullID(m.ID) {
+		return -1
+	}
+	for _, s := range order {
+		if open[s] && s <= seq && entries[s].Batch {
+			return s
+		}
+	}
+	pick := -1
+	for _, s := range order {
+		if open[s] && s <= seq && !provoked[s] && usableID(readableID(entries[s])) == nil {
+			pick = s
+		}
+	}
+	return pick
 }

@@ -65,6 +65,9 @@ func (p *Process) VectorItems(test string) []*ItemObs {
 		if it.Mark.Err == "" {
 			it.Mark.Err = sp.Mark.Err // a harness problem is known at the end
 		}
+		if it.Mark.Skip == "" {
+			it.Mark.Skip = sp.Mark.Skip
+		}
 		_, it.Version = p.EraAt(sp.From)
 		prefix := "v:" + test + "#" + itoa(sp.Mark.Item) + "."
 		for _, e := range entries[sp.From:min(sp.To+1, len(entries))] {

@@ -47,11 +47,11 @@ func ExampleServe_fault() {
 func ExampleFaults() {
 	for _, f := range mockserver.Faults() {
 		if f.Name == "cursor-loop" {
-			fmt.Printf("%s breaks %s (%s): %s\n", f.Name, f.Requirement, f.Level, f.Description)
+			fmt.Printf("%s breaks %s: %s\n", f.Name, f.Requirement, f.Description)
 		}
 	}
 	// Output:
-	// cursor-loop breaks PAG-03 (MUST): the last page of resources/list points back to the first page, so paging never ends
+	// cursor-loop breaks PAG-03: the last page of resources/list points back to the first page, so paging never ends
 }
 
 // A variant changes how a correct server behaves, not whether it is

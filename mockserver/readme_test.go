@@ -24,14 +24,22 @@ func TestREADMEFaultTable(t *testing.T) {
 	i += bytes.IndexByte(readme[i:], '\n') + 1
 
 	var table strings.Builder
-	table.WriteString("| fault | layer | requirement | level | what it does |\n| --- | --- | --- | --- | --- |\n")
+	table.WriteString("| fault | layer | breaks | version | what it does |\n| --- | --- | --- | --- | --- |\n")
 	for _, f := range Faults() {
 		name := "`" + f.Name + "`"
 		if faultIndex[f.Name].process {
 			name += " (process)"
 		}
 		desc := strings.ReplaceAll(f.Description, "|", `\|`)
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", name, f.Layer, f.Requirement, f.Level, desc)
+		breaks := strings.Join(append([]string{f.Requirement}, f.Also...), ", ")
+		if f.Harness {
+			breaks = "nothing (" + f.Requirement + ": exercises the harness)"
+		}
+		version := f.Version
+		if version == "" {
+			version = "newest"
+		}
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s |\n", name, f.Layer, breaks, version, desc)
 	}
 	want := append(append(append([]byte{}, readme[:i]...), table.String()...), readme[j:]...)
 	if *update {

@@ -304,7 +304,7 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 // handleBatch answers a JSON array line. Batches exist in 2025-03-26 only
 // (JSONRPC-11); elsewhere an array is an invalid request (JSONRPC-12).
 func (s *server) handleBatch(line []byte) {
-	batching := s.initialized && s.version == "2025-03-26" || s.initialized && s.faults.has("batch-after-2025-03") ||
+	batching := s.initialized && s.version == "2025-03-26" ||
 		s.initialized && s.version == "2024-11-05" && s.variants.has("batch-in-2024")
 	var elems []json.RawMessage
 	_ = json.Unmarshal(line, &elems)

@@ -31,9 +31,6 @@ func (s *server) subscribe(params json.RawMessage) (any, *rpcError) {
 	if s.variants.has("fragment-sub-resources") {
 		s.notify("notifications/resources/updated", s.updatedParams(subResource(uri)))
 	}
-	if s.faults.has("subscribe-not-empty") {
-		return object{"subscribed": true}, nil
-	}
 	return object{}, nil
 }
 

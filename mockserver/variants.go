@@ -59,7 +59,7 @@ var variantCatalogue = []variantDef{
 	{Variant: Variant{Name: "members-reordered", Description: "writes the members of every object in descending order of name, so responses start with result or error and end with id"},
 		why: "JSON objects are unordered (RFC 8259 § 4)"},
 	{Variant: Variant{Name: "unescaped-line-separators", Description: "writes U+2028 and U+2029 raw inside strings instead of escaping them"},
-		why: "RFC 8259 needs no escape for them and they are no newline, so framing holds (STDIO-02); the fault raw-line-separator grades this very behaviour"},
+		why: "RFC 8259 needs no escape for them and they are no newline, so framing holds (STDIO-02)"},
 	{Variant: Variant{Name: "float-integers", Description: "writes integer values the schema types as integer or number in float form: size 14.0, ttlMs 60000.0, priority 1.0; ids and error codes are left alone"},
 		why: "JSON Schema (draft 6 on, which every schema.json uses) counts a number with a zero fraction as an integer (RES-LIST-03, RES-LIST-09)", excludes: []string{"exponent-integers"}},
 	{Variant: Variant{Name: "exponent-integers", Description: "writes size and ttlMs in exponent form (14 as 1.4e+01, 60000 as 6e+04)"},

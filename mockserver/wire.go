@@ -333,17 +333,13 @@ func (s *server) encodeError(e *rpcError) []byte {
 }
 
 // substitute swaps the markers for what encoding/json cannot write, and
-// un-escapes U+2028/U+2029 under raw-line-separator.
+// leaves U+2028 and U+2029 escaped.
 func (s *server) substitute(b []byte) []byte {
 	if bytes.Contains(b, []byte(markInvalidUTF8)) {
 		b = bytes.ReplaceAll(b, []byte(markInvalidUTF8), []byte("caf\xe9 \xff\xfe"))
 	}
 	if bytes.Contains(b, []byte(markSurrogate)) {
 		b = bytes.ReplaceAll(b, []byte(markSurrogate), []byte(`\udfff\ud800`))
-	}
-	if s.faults.has("raw-line-separator") {
-		b = bytes.ReplaceAll(b, []byte(`\u2028`), []byte("\u2028"))
-		b = bytes.ReplaceAll(b, []byte(`\u2029`), []byte("\u2029"))
 	}
 	return b
 }

@@ -12,58 +12,10 @@ import (
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/wire"
 )
-
-// faultVersion names faults whose rule only shows in a session of a given
-// version.
-var faultVersion = map[string]string{
-	"newer-fields":                 "2024-11-05",
-	"batch-unsupported":            "2025-03-26",
-	"batch-after-2025-03":          "2025-06-18",
-	"elicitation-code-old-version": "2025-06-18",
-	// The faults of the 2026-07-28 era act on requests in its envelope only.
-	"modern-no-discover":                "2026-07-28",
-	"discover-bad-shape":                "2026-07-28",
-	"no-result-type":                    "2026-07-28",
-	"bad-result-type":                   "2026-07-28",
-	"no-server-info-meta":               "2026-07-28",
-	"envelope-not-required":             "2026-07-28",
-	"client-capabilities-not-required":  "2026-07-28",
-	"unsupported-version-served":        "2026-07-28",
-	"unsupported-version-no-data":       "2026-07-28",
-	"stateful-version":                  "2026-07-28",
-	"modern-ping-served":                "2026-07-28",
-	"modern-subscribe-served":           "2026-07-28",
-	"no-cache-hints":                    "2026-07-28",
-	"negative-ttl":                      "2026-07-28",
-	"cache-scope-varies":                "2026-07-28",
-	"not-found-32002-modern":            "2026-07-28",
-	"not-found-empty-contents-modern":   "2026-07-28",
-	"server-request-modern":             "2026-07-28",
-	"server-request-modern-stdio":       "2026-07-28",
-	"client-info-required":              "2026-07-28",
-	"input-required-empty":              "2026-07-28",
-	"input-required-sampling":           "2026-07-28",
-	"stream-notification-before-listen": "2026-07-28",
-	"read-no-cache-hints":               "2026-07-28",
-	"templates-no-cache-hints":          "2026-07-28",
-	"log-without-level":                 "2026-07-28",
-	"legacy-code-range":                 "2026-07-28",
-	"header-mismatch-code":              "2026-07-28",
-	"list-varies":                       "2026-07-28",
-	"extension-bad-key":                 "2026-07-28",
-	"bad-traceparent":                   "2026-07-28",
-	"legacy-initialize-unexplained":     "2026-07-28",
-	"no-ack":                            "2026-07-28",
-	"ack-grants-more":                   "2026-07-28",
-	"ack-after-update":                  "2026-07-28",
-	"subscription-id-as-string":         "2026-07-28",
-	"stream-after-cancel":               "2026-07-28",
-	"list-changed-unrequested":          "2026-07-28",
-	"list-changed-outside-stream":       "2026-07-28",
-	"cancelled-not-listen":              "2026-07-28",
-}
 
 // runMock runs the whole suite against the reference server with faults.
 func runMock(t *testing.T, version string, faults ...string) (*evidence.Run, []reports.Result) {
@@ -118,44 +70,83 @@ func TestReferenceServerIsConformant(t *testing.T) {
 	}
 }
 
-// TestEveryFaultIsDetected is the self-test score: for every fault of the
-// mock server's catalogue, the suite reports the requirement it breaks
-// (fail for MUST rules, warn for SHOULD rules) and the run ends within its
-// deadlines. INFO faults exercise the harness only: nothing may error.
+// severityIn is what breaking requirement id costs in version v, by the
+// catalogue: the verdict a detection must have.
+func severityIn(id, v string) (reports.Verdict, bool) {
+	r, ok := catalog.Get(id)
+	if !ok {
+		return "", false
+	}
+	st, ok := r.In(v)
+	if !ok {
+		return "", false
+	}
+	if r.Role == "client" {
+		return reports.Info, true
+	}
+	return reports.Verdict(catalog.SeverityOf(st.Level)), true
+}
+
+// TestEveryFaultIsDetected is the self-test score, in both directions: for
+// every fault of the mock server's catalogue, the suite reports the
+// requirement the fault breaks at the level the catalogue gives it in the
+// version under test (fail, warn or info), and reports no fail or warn
+// under any requirement the fault does not declare (its own or one of its
+// declared consequences). Harness faults break nothing: nothing may fail,
+// warn or error. Every run ends within its deadlines.
 func TestEveryFaultIsDetected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite once per fault")
 	}
-	faults := mockserver.Faults()
-	for _, f := range faults {
+	for _, f := range mockserver.Faults() {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			run, results := runMock(t, faultVersion[f.Name], f.Name)
-			want := map[string]reports.Verdict{mockserver.LevelMust: reports.Fail, mockserver.LevelShould: reports.Warn}[f.Level]
-			if want == "" {
-				for _, r := range results {
-					if r.Verdict == reports.Error {
-						t.Errorf("harness error on an INFO fault: %s: %s", r.ID, r.Message)
-					}
+			run, results := runMock(t, f.Version, f.Name)
+			v := f.Version
+			if v == "" && len(run.Versions) > 0 {
+				v = run.Versions[0]
+			} else if v == "" {
+				v = wire.Newest
+			}
+			declared := map[string]bool{}
+			if !f.Harness {
+				declared[f.Requirement] = true
+			}
+			for _, a := range f.Also {
+				declared[a] = true
+			}
+			for _, r := range results {
+				bad := r.Verdict == reports.Fail || r.Verdict == reports.Warn
+				switch {
+				case r.Verdict == reports.Error:
+					t.Errorf("harness error: %s [%s, %s]: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+				case bad && !declared[r.Requirement]:
+					t.Errorf("undeclared %s: %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
 				}
+			}
+			if f.Harness {
 				return
 			}
-			found := false
+			want, ok := severityIn(f.Requirement, v)
+			if !ok {
+				t.Fatalf("fault %s breaks %s, which the catalogue does not have in %s", f.Name, f.Requirement, v)
+			}
+			if f.Disputed && want == reports.Fail {
+				want = reports.Warn // the spec contradicts itself there: a warning at most
+			}
 			for _, r := range results {
 				if r.Requirement == f.Requirement && r.Verdict == want {
-					found = true
+					return
 				}
 			}
-			if !found {
-				var same []string
-				for _, r := range results {
-					if r.Requirement == f.Requirement {
-						same = append(same, fmt.Sprintf("%s=%s (%s)", r.ID, r.Verdict, r.Message))
-					}
+			var same []string
+			for _, r := range results {
+				if r.Requirement == f.Requirement {
+					same = append(same, fmt.Sprintf("%s=%s (%s)", r.ID, r.Verdict, r.Message))
 				}
-				t.Errorf("fault %s breaks %s (%s) but no result for %s is %s; fatal=%v; results for it: %v; non-passing results:%s",
-					f.Name, f.Requirement, f.Level, f.Requirement, want, run.Fatal, same, summarize(results))
 			}
+			t.Errorf("fault %s breaks %s (%s in %s) but no result for it is %s; fatal=%v; results for it: %v; non-passing results:%s",
+				f.Name, f.Requirement, want, v, want, run.Fatal, same, summarize(results))
 		})
 	}
 }

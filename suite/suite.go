@@ -189,4 +189,3 @@ func Areas(files []*vectors.File) []string {
 	sort.Strings(out)
 	return out
 }
-

@@ -284,32 +284,66 @@ func FromEntries(entries []Entry) *Transcript {
 	return t
 }
 
-// Slim returns m itself when its text is at most n bytes, or a copy whose
-// members over n bytes are replaced by empty values of the same JSON type.
+// Slim returns m itself when its text is at most n bytes, or a copy that
+// keeps its structure (every member and item, to a depth and a count)
+// with the strings, numbers and deep values over n bytes emptied: a check
+// can still see the shape of a clipped message, and knows from the entry
+// that its values were cut.
 func Slim(m *wire.Message, n int) *wire.Message {
 	if m == nil || len(m.Raw) <= n {
 		return m
 	}
-	members := map[string]json.RawMessage{}
-	for k, v := range m.Members {
-		if len(v) > n {
-			switch v[0] {
-			case '{':
-				v = json.RawMessage(`{}`)
-			case '[':
-				v = json.RawMessage(`[]`)
-			case '"':
-				v = json.RawMessage(`""`)
-			default:
-				v = json.RawMessage(`0`)
-			}
-		}
-		members[k] = bytes.Clone(v)
-	}
-	raw, _ := json.Marshal(members)
+	raw := slimValue(m.Raw, n, 0)
 	c, err := wire.DecodeMessage(raw)
 	if err != nil {
 		return m
 	}
 	return c
+}
+
+// slimValue copies a JSON value, emptying what is over n bytes below the
+// structure it keeps (at most 16 levels, 256 members or items each).
+func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
+	if len(v) <= n {
+		return bytes.Clone(v)
+	}
+	switch wire.Type(v) {
+	case "object":
+		if depth >= 16 {
+			return json.RawMessage(`{}`)
+		}
+		out := []byte{'{'}
+		i := 0
+		for k, mv := range wire.Object(v) {
+			if i == 256 {
+				break
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			kb, _ := json.Marshal(k)
+			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1)...)
+			i++
+		}
+		return append(out, '}')
+	case "array":
+		if depth >= 16 {
+			return json.RawMessage(`[]`)
+		}
+		items, _ := wire.Array(v)
+		out := []byte{'['}
+		for i, it := range items {
+			if i == 256 {
+				break
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, slimValue(it, n, depth+1)...)
+		}
+		return append(out, ']')
+	case "string":
+		return json.RawMessage(`""`)
+	}
+	return json.RawMessage(`0`)
 }

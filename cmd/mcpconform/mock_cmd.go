@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +17,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpconform/mcpconform/mockserver"
+	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // mockOptions are the flags of `mcpconform mock`.
@@ -80,9 +83,19 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.listFaults {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tWHAT IT DOES")
+		fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tVERSION\tWHAT IT DOES")
 		for _, f := range mockserver.Faults() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, f.Layer, f.Requirement, f.Level, f.Description)
+			v := cmp.Or(f.Version, wire.Newest)
+			breaks, level := strings.Join(append([]string{f.Requirement}, f.Also...), ","), "-"
+			if r, ok := catalog.Get(f.Requirement); ok {
+				if st, ok := r.In(v); ok {
+					level = st.Level
+				}
+			}
+			if f.Harness {
+				breaks, level = "-", "harness"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Layer, breaks, level, v, f.Description)
 		}
 		tw.Flush()
 		return exitConformant

@@ -294,4 +294,3 @@ func TestLayout(t *testing.T) {
 		_ = r
 	}
 }
-

@@ -22,14 +22,16 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-ids", Requirement: "JSONRPC-02", Area: "jsonrpc",
 			Description: "requests the server sends have string or integer ids",
-			Judge:       func(j *J) Finding { return messageFinding(j, "every server request id is a string or an integer", serverRequestIDRule) },
+			Judge: func(j *J) Finding {
+				return messageFinding(j, "every server request id is a string or an integer", serverRequestIDRule)
+			},
 		},
 		{
 			ID: "jsonrpc-server-request-id-not-null", Requirement: "JSONRPC-03", Area: "jsonrpc",
 			Description: "requests the server sends never have a null id",
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no server request has a null id", func(m *wire.Message) string {
-					if m.Has("method") && m.Has("id") && wire.Type(m.ID) == "null" {
+					if m.Has("method") && m.Has("id") && wire.Type(m.ID) == "null" && !strings.HasPrefix(m.Method, "notifications/") {
 						return `a request with "id": null`
 					}
 					return ""
@@ -73,15 +75,20 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-error-object", Requirement: "JSONRPC-08", Area: "jsonrpc",
 			Description: "an error has an integer code and a string message",
-			Judge:       func(j *J) Finding { return messageFinding(j, "every error has an integer code and a string message", errorShapeRule) },
+			Judge: func(j *J) Finding {
+				return messageFinding(j, "every error has an integer code and a string message", errorShapeRule)
+			},
 		},
 		{
 			ID: "jsonrpc-notification-no-id", Requirement: "JSONRPC-09", Area: "jsonrpc",
 			Description: "server notifications carry no id member",
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no notification has an id member", func(m *wire.Message) string {
-					if m.Has("method") && m.Has("id") && wire.Type(m.ID) == "null" {
-						return `a notification with "id": null`
+					// A notification method with an id member: null makes it an
+					// invalid request, anything else a request of a method that
+					// names a notification; either way not a notification.
+					if m.Has("method") && m.Has("id") && (wire.Type(m.ID) == "null" || strings.HasPrefix(m.Method, "notifications/")) {
+						return "a notification with an id member " + clipJSON(m.ID, 20)
 					}
 					return ""
 				})
@@ -380,6 +387,10 @@ func checkAllAnswered(j *J) Finding {
 			return // a stopped run judges nothing; an unsent request repeats an earlier fact
 		}
 		t.judged()
+		if x.Late {
+			t.record(exchangeWhere(x), "%s (id %s) was answered only after its deadline of %s", x.Method, clipJSON(x.ID, 40), x.NoResponse.Deadline)
+			return
+		}
 		if x.OK() || x.NoResponse == nil {
 			return
 		}

@@ -213,6 +213,14 @@ func implementationFields(t *tally, w *Where, where string, m map[string]json.Ra
 func checkVersionEcho(j *J) Finding {
 	hs := handshakes(j.Run)
 	e := echoed(hs)
+	// Every version the server answered with, it claims to support: it
+	// must answer with a version it supports (LIFE-05).
+	supported := map[string]bool{}
+	for _, h := range hs {
+		if wire.IsLegacy(h.answered) {
+			supported[h.answered] = true
+		}
+	}
 	t := &tally{}
 	answers := map[string]string{}
 	for _, h := range hs {
@@ -229,6 +237,8 @@ func checkVersionEcho(j *J) Finding {
 		case h.answered == h.offered || h.answered == "":
 		case slices.Contains(e, h.offered):
 			t.violate(w, "offered %s, the server answered %q, though it answers %s when offered it elsewhere", h.offered, h.answered, h.offered)
+		case supported[h.offered]:
+			t.violate(w, "offered %s, the server answered %q, though it answered %s itself elsewhere, a version it must therefore support", h.offered, h.answered, h.offered)
 		}
 	}
 	if len(answers) > 0 {

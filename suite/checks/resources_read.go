@@ -74,7 +74,7 @@ func checkReadContents(j *J) Finding {
 		w := At(rd.X.Process, max(rd.X.RecvSeq, rd.X.SentSeq))
 		items, prob := contentsOf(rd)
 		switch {
-		case prob == "input_required":
+		case prob == "input_required", prob == "clipped", !rd.X.OK():
 			continue
 		case strings.HasPrefix(prob, "error"):
 			// A listed resource may fail to read (a permission, a backend

@@ -294,6 +294,10 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	if last.Exchange != nil {
 		x = last.Exchange
 		resp = x.Response
+		if x.Late {
+			// Answered only after the deadline: within it, there was silence.
+			resp = nil
+		}
 		sent, got = sentOf(x), gotOf(x)
 		if x.Stopped() {
 			return itemVerdict{verdict: reports.Error, message: "not judged: " + x.NoResponse.String(), where: where, sent: sent}
@@ -351,6 +355,17 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 			msg += fmt.Sprintf(" (the server then answered no liveness request within its window of %s)", aliveWindow(it.Alive))
 		}
 		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, t.Requirement, v), message: msg, actual: actual, sent: sent, got: got, where: where}
+	}
+	if resp == nil && (x == nil || x.NoResponse != nil || x.NotSent()) {
+		// Nothing came back, and no outcome of the test is about silence:
+		// the test's own rule was not exercised. A request left unanswered
+		// is judged once, by every-request-answered; a server that died, by
+		// the test that killed it.
+		why := "nothing came back"
+		if x != nil && x.NoResponse != nil {
+			why = x.NoResponse.String()
+		}
+		return itemVerdict{verdict: reports.Skip, message: "not judged: " + why + " (every-request-answered judges requests left unanswered)", actual: actual, sent: sent, got: got, where: where}
 	}
 	other := t.Otherwise
 	if other == "" {

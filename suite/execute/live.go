@@ -2,8 +2,8 @@ package execute
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,7 +52,8 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 		return nil
 	}
 	h := p.initialize(ctx, evidence.TagInit, offer, caps, x.cfg.StartTimeout)
-	if h.err != "" && unknownCaps && ctx.Err() == nil {
+	if h.err != "" && unknownCaps && ctx.Err() == nil && h.x != nil && h.x.Response != nil {
+		// Refused (not silent): was it the unknown capabilities?
 		p.ev.Role = evidence.RoleNegotiation
 		q := x.start(role, offer, "initialize again without unknown client capabilities, since the first initialize was refused")
 		if q.c != nil {

@@ -14,15 +14,15 @@ import (
 // Probe names: each is the tag prefix of its traffic (evidence.ProbeTag)
 // and is judged by the checks that cite it.
 const (
-	ProbeEmptyParams   = "list-empty-params"     // PAG-09
-	ProbeCursorRepeat  = "cursor-repeat"         // PAG-04
-	ProbeSubscribe     = "subscribe"             // RES-SUB-01…04
-	ProbeSubUndeclared = "subscribe-undeclared"  // RES-SUB-05
-	ProbeBatch         = "batch"                 // JSONRPC-11
-	ProbeListen        = "listen"                // RES-SUB-07…12, STDIO-11
-	ProbeListAfter     = "list-after"            // RES-CAP-03
-	ProbeCounterOffer  = "counter-offer"         // LIFE-05
-	ProbeRefresh       = "refresh"               // a list again after list_changed
+	ProbeEmptyParams   = "list-empty-params"    // PAG-09
+	ProbeCursorRepeat  = "cursor-repeat"        // PAG-04
+	ProbeSubscribe     = "subscribe"            // RES-SUB-01…04
+	ProbeSubUndeclared = "subscribe-undeclared" // RES-SUB-05
+	ProbeBatch         = "batch"                // JSONRPC-11
+	ProbeListen        = "listen"               // RES-SUB-07…12, STDIO-11
+	ProbeListAfter     = "list-after"           // RES-CAP-03
+	ProbeCounterOffer  = "counter-offer"        // LIFE-05
+	ProbeRefresh       = "refresh"              // a list again after list_changed
 )
 
 // maxSubscriptions bounds how many listed resources the subscription probe

@@ -46,6 +46,19 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) {
 		end := transcript.Mark{Kind: transcript.End, Probe: evidence.VectorMark(t.ID), Item: i, Provoking: provoking}
 		if it.Skip == "" {
 			end.Err = l.runSteps(ctx, t, i, it.Bindings, p)
+			if end.Err != "" {
+				// A write that failed because the server had just died: give
+				// its exit a moment to be seen.
+				select {
+				case <-p.c.Done():
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+			if end.Err != "" && !p.alive() {
+				// The server had died; what it did is judged by the test
+				// that was running then, not here.
+				end.Skip, end.Err = "not run: the server process had exited ("+end.Err+")", ""
+			}
 		}
 		p.c.Mark(end)
 	}
@@ -111,7 +124,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			l.followUp(ctx, p, evidence.ProbeTag("settle"), time.Duration(st.SilenceMs)*time.Millisecond)
+			l.followUp(ctx, p, evidence.ProbeTag("settle"), c.Timeout())
 		}
 	}
 	if t.CheckAlive {
