@@ -26,16 +26,7 @@ func errorsChecks() []*Check {
 		{
 			ID: "no-header-mismatch-on-stdio", Requirement: "ERR-10", Area: "errors",
 			Description: "-32020 (HTTP header mismatch) never appears on stdio",
-			Judge: func(j *J) Finding {
-				t := &tally{}
-				eachErrorCode(j, func(p *evidence.Process, x *evidence.Exchange, code int64) {
-					t.judged()
-					if code == wire.CodeHeaderMismatch {
-						t.violate(At(p, x.RecvSeq), "-32020 answered %s on stdio", clipString(x.Method, 40))
-					}
-				})
-				return t.finding(fmt.Sprintf("%d error codes, none -32020", t.n), "no error response to judge")
-			},
+			Judge:       checkNoHeaderMismatch,
 		},
 		{
 			ID: "error-message-one-line", Requirement: "ERR-13", Area: "errors",
@@ -57,6 +48,23 @@ func checkNotFoundCodeUse(j *J) Finding {
 		}
 	})
 	return t.finding(fmt.Sprintf("%d error codes; -32002 only answers resource requests", t.n), "no error response to judge")
+}
+
+// checkNoHeaderMismatch judges the codes of the 2026-07-28 era only:
+// before it, -32020 lies in the range JSON-RPC leaves to implementations,
+// and a dual-era server may use it after a legacy initialize.
+func checkNoHeaderMismatch(j *J) Finding {
+	t := &tally{}
+	eachErrorCode(j, func(p *evidence.Process, x *evidence.Exchange, code int64) {
+		if era, _ := p.EraAt(x.RecvSeq); era != wire.EraModern {
+			return
+		}
+		t.judged()
+		if code == wire.CodeHeaderMismatch {
+			t.violate(At(p, x.RecvSeq), "-32020 answered %s on stdio", clipString(x.Method, 40))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d error codes, none -32020", t.n), "no error response of the 2026-07-28 era")
 }
 
 func checkCodeAllocation(j *J) Finding {

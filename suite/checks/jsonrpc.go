@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -17,21 +18,23 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-version", Requirement: "JSONRPC-01", Area: "jsonrpc",
 			Description: `every message is a JSON-RPC 2.0 object with "jsonrpc": "2.0" and the shape of a request, notification or response`,
-			Judge:       func(j *J) Finding { return messageFinding(j, "every message is JSON-RPC 2.0", envelopeRule) },
+			Judge: func(j *J) Finding {
+				return messageFinding(j, "every message is JSON-RPC 2.0", "the server sent no message in well-formed traffic", anyMessage, envelopeRule)
+			},
 		},
 		{
 			ID: "jsonrpc-server-request-ids", Requirement: "JSONRPC-02", Area: "jsonrpc",
 			Description: "requests the server sends have string or integer ids",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every server request id is a string or an integer", serverRequestIDRule)
+				return messageFinding(j, "every server request id is a string or an integer", "the server sent no requests", isServerRequest, serverRequestIDRule)
 			},
 		},
 		{
 			ID: "jsonrpc-server-request-id-not-null", Requirement: "JSONRPC-03", Area: "jsonrpc",
 			Description: "requests the server sends never have a null id",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "no server request has a null id", func(m *wire.Message) string {
-					if m.Has("method") && m.Has("id") && wire.Type(m.ID) == "null" && !strings.HasPrefix(m.Method, "notifications/") {
+				return messageFinding(j, "no server request has a null id", "the server sent no requests", isServerRequest, func(m *wire.Message) string {
+					if wire.Type(m.ID) == "null" {
 						return `a request with "id": null`
 					}
 					return ""
@@ -52,8 +55,8 @@ func jsonrpcChecks() []*Check {
 			ID: "jsonrpc-result-xor-error", Requirement: "JSONRPC-06", Area: "jsonrpc",
 			Description: "a response has exactly one of result and error",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every response has exactly one of result and error", func(m *wire.Message) string {
-					if m.Kind() == wire.KindResponse && m.Has("result") && m.Has("error") {
+				return messageFinding(j, "every response has exactly one of result and error", "no response to judge", isResponse, func(m *wire.Message) string {
+					if m.Has("result") && m.Has("error") {
 						return "a response with both result and error"
 					}
 					return ""
@@ -64,8 +67,8 @@ func jsonrpcChecks() []*Check {
 			ID: "jsonrpc-result-object", Requirement: "JSONRPC-07", Area: "jsonrpc",
 			Description: "a result is a JSON object",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every result is an object", func(m *wire.Message) string {
-					if m.Kind() == wire.KindResponse && m.Has("result") && wire.Type(m.Result) != "object" {
+				return messageFinding(j, "every result is an object", "no result to judge", isResult, func(m *wire.Message) string {
+					if wire.Type(m.Result) != "object" {
 						return "result is " + describeType(m.Result) + ", want an object"
 					}
 					return ""
@@ -76,19 +79,16 @@ func jsonrpcChecks() []*Check {
 			ID: "jsonrpc-error-object", Requirement: "JSONRPC-08", Area: "jsonrpc",
 			Description: "an error has an integer code and a string message",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every error has an integer code and a string message", errorShapeRule)
+				return messageFinding(j, "every error has an integer code and a string message", "no error response to judge", isErrorResponse, errorShapeRule)
 			},
 		},
 		{
 			ID: "jsonrpc-notification-no-id", Requirement: "JSONRPC-09", Area: "jsonrpc",
 			Description: "server notifications carry no id member",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "no notification has an id member", func(m *wire.Message) string {
-					// A notification method with an id member: null makes it an
-					// invalid request, anything else a request of a method that
-					// names a notification; either way not a notification.
-					if m.Has("method") && m.Has("id") && (wire.Type(m.ID) == "null" || strings.HasPrefix(m.Method, "notifications/")) {
-						return "a notification with an id member " + clipJSON(m.ID, 20)
+				return messageFinding(j, "no notification has an id member", "the server sent no notifications", isNotification, func(m *wire.Message) string {
+					if m.Has("id") {
+						return "a notification with the id " + clipJSON(m.ID, 40)
 					}
 					return ""
 				})
@@ -107,7 +107,7 @@ func jsonrpcChecks() []*Check {
 		},
 		{
 			ID: "jsonrpc-no-batches-sent", Requirement: "JSONRPC-12", Area: "jsonrpc",
-			Description: "from 2025-06-18 on the server never writes a JSON array of its own accord (batches were removed)",
+			Description: "from 2025-06-18 on the server never writes a JSON array, not even to answer one (batches were removed)",
 			Judge:       checkNoBatches,
 		},
 		{
@@ -124,8 +124,8 @@ func jsonrpcChecks() []*Check {
 			ID: "jsonrpc-params-object", Requirement: "JSONRPC-17", Area: "jsonrpc",
 			Description: "params in messages the server sends are objects",
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every params is an object", func(m *wire.Message) string {
-					if m.Has("method") && m.Has("params") && wire.Type(m.Params) != "object" {
+				return messageFinding(j, "every params is an object", "the server sent no requests or notifications", hasMethod, func(m *wire.Message) string {
+					if m.Has("params") && wire.Type(m.Params) != "object" {
 						return "params is " + describeType(m.Params) + ", want an object"
 					}
 					return ""
@@ -140,16 +140,39 @@ func jsonrpcChecks() []*Check {
 	}
 }
 
-// messageFinding judges every message of well-formed traffic with rule.
-func messageFinding(j *J, okMsg string, rule func(m *wire.Message) string) Finding {
+// messageFinding judges with rule every message of well-formed traffic
+// that applies to; when none does, the check judged nothing and says so.
+func messageFinding(j *J, okMsg, nothing string, applies func(m *wire.Message) bool, rule func(m *wire.Message) string) Finding {
 	t := &tally{}
 	eachMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		if !applies(m) {
+			return
+		}
 		t.judged()
 		if v := rule(m); v != "" {
 			t.violate(At(p, e.Seq), "%s: %s", v, clipString(string(m.Raw), 160))
 		}
 	})
-	return t.finding(fmt.Sprintf("%s (%d messages)", okMsg, t.n), "the server sent no message in well-formed traffic")
+	return t.finding(fmt.Sprintf("%s (%d messages)", okMsg, t.n), nothing)
+}
+
+func anyMessage(*wire.Message) bool { return true }
+
+func hasMethod(m *wire.Message) bool { return m.Has("method") }
+
+func isServerRequest(m *wire.Message) bool { return m.Has("method") && m.Has("id") }
+
+func isResponse(m *wire.Message) bool { return m.Kind() == wire.KindResponse }
+
+func isResult(m *wire.Message) bool { return isResponse(m) && m.Has("result") }
+
+func isErrorResponse(m *wire.Message) bool { return isResponse(m) && m.Has("error") }
+
+// isNotification tells the notifications among the messages with a
+// method: those without a usable id, and those whose method names a
+// notification ("notifications/...") whatever id they carry (JSONRPC-09).
+func isNotification(m *wire.Message) bool {
+	return m.Has("method") && (wire.IsNullID(m.ID) || strings.HasPrefix(m.Method, "notifications/"))
 }
 
 func envelopeRule(m *wire.Message) string {
@@ -168,19 +191,15 @@ func envelopeRule(m *wire.Message) string {
 }
 
 func serverRequestIDRule(m *wire.Message) string {
-	if m.Kind() != wire.KindRequest || wire.Type(m.ID) == "null" {
+	switch t := wire.Type(m.ID); t {
+	case "string", "integer", "null": // a null id is JSONRPC-03's
 		return ""
-	}
-	if t := wire.Type(m.ID); t != "string" && t != "integer" {
+	default:
 		return "a server request with " + article(t) + " id"
 	}
-	return ""
 }
 
 func errorShapeRule(m *wire.Message) string {
-	if m.Kind() != wire.KindResponse || !m.Has("error") {
-		return ""
-	}
 	e := wire.Object(m.Error)
 	switch {
 	case e == nil:
@@ -193,24 +212,37 @@ func errorShapeRule(m *wire.Message) string {
 	return ""
 }
 
+// checkServerIDsUnique judges the ids of the server's own requests: never
+// reused within a session, and in 2026-07-28 (where the rule narrows) never
+// reused while the request that had it still awaits the client's response.
 func checkServerIDsUnique(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {
-		seen := map[string]bool{}
+		waiting := map[string]bool{} // every id used so far: true while unanswered
 		for _, e := range p.Entries() {
-			if e.Dir != transcript.Recv || p.Provoked(e.Seq) {
-				continue
-			}
-			for _, m := range e.Msgs {
-				if m.Kind() != wire.KindRequest || wire.IsNullID(m.ID) {
-					continue
+			switch {
+			case e.Dir == transcript.Send:
+				for _, m := range e.Msgs {
+					if k := wire.IDKey(m.ID); m.Kind() == wire.KindResponse && waiting[k] {
+						waiting[k] = false
+					}
 				}
-				t.judged()
-				k := wire.IDKey(m.ID)
-				if seen[k] {
-					t.violate(At(p, e.Seq), "the server reused its request id %s", clipJSON(m.ID, 40))
+			case e.Dir == transcript.Recv && !p.Provoked(e.Seq):
+				for _, m := range e.Msgs {
+					if m.Kind() != wire.KindRequest || wire.IsNullID(m.ID) {
+						continue
+					}
+					t.judged()
+					k := wire.IDKey(m.ID)
+					unanswered, used := waiting[k]
+					switch era, _ := p.EraAt(e.Seq); {
+					case unanswered:
+						t.violate(At(p, e.Seq), "the server reused the id %s of its request still awaiting a response", clipJSON(m.ID, 40))
+					case used && era != wire.EraModern:
+						t.violate(At(p, e.Seq), "the server reused its request id %s", clipJSON(m.ID, 40))
+					}
+					waiting[k] = true
 				}
-				seen[k] = true
 			}
 		}
 	}
@@ -229,6 +261,7 @@ func checkIDEcho(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {
 		answered := map[string]bool{}
+		late := unansweredIDs(p)
 		sentBeyond := false
 		for _, x := range p.Exchanges() {
 			sentBeyond = sentBeyond || beyondSafeInteger(x.ID)
@@ -246,17 +279,35 @@ func checkIDEcho(j *J) Finding {
 				continue
 			}
 			t.judged()
+			k := wire.IDKey(r.Msg.ID)
 			switch {
-			case answered[wire.IDKey(r.Msg.ID)]:
+			case answered[k]:
 				t.violate(At(p, r.Seq), "a second response for id %s", clipJSON(r.Msg.ID, 40))
+			case late[k]:
+				// The id is right; the delay is every-request-answered's.
+				late[k], answered[k] = false, true
 			case sentBeyond && beyondSafeInteger(r.Msg.ID):
-				// An echo that lost precision: the E-08 test records it.
+				// An echo that lost precision: id-echo-beyond-safe-integer
+				// records it.
 			default:
 				t.violate(At(p, r.Seq), "a response with id %s, which no request carried", clipJSON(r.Msg.ID, 40))
 			}
 		}
 	}
 	return t.finding(fmt.Sprintf("%d responses, each with exactly its request's id", t.n), "no response to judge")
+}
+
+// unansweredIDs returns the ids of the requests a process wrote that no
+// response answered in time: an answer that still carries one of them is
+// late (every-request-answered judges that), not unsolicited.
+func unansweredIDs(p *evidence.Process) map[string]bool {
+	ids := map[string]bool{}
+	for _, x := range p.Exchanges() {
+		if x.Request != nil && !x.OK() {
+			ids[wire.IDKey(x.ID)] = true
+		}
+	}
+	return ids
 }
 
 func checkUnsolicited(j *J) Finding {
@@ -291,23 +342,26 @@ func checkUnsolicited(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d responses, each answering a request", t.n), "no response to judge")
 }
 
+// checkNoBatches fails every JSON array the server writes from 2025-06-18
+// on, the reply to an array the suite sent on purpose included: an array
+// is no message of these versions whatever it answers, and the vector
+// tests that send one leave the array reply to this check (JSONRPC-12).
 func checkNoBatches(j *J) Finding {
 	t := &tally{}
 	eachLine(j, func(p *evidence.Process, e transcript.Entry) {
-		if p.Provoked(e.Seq) {
-			return
-		}
 		t.judged()
 		if e.Batch {
 			_, v := p.EraAt(e.Seq)
-			t.violate(At(p, e.Seq), "a JSON array on stdout in a %s session, though the client sent no batch", v)
+			t.violate(At(p, e.Seq), "a JSON array on stdout in a %s session; batches are gone from 2025-06-18 on", v)
 		}
 	})
 	return t.finding(fmt.Sprintf("no batch arrays (%d lines)", t.n), "the server wrote nothing on stdout")
 }
 
 // checkBatch judges the 2025-03-26 batch probe: 2025-03-26 says servers
-// must accept batches, though no SDK does it on stdio.
+// must accept batches, though no SDK does it on stdio. A batch ignored, or
+// answered in part, is not accepted; answered in separate messages, it is,
+// with the form JSON-RPC only recommends missing.
 func checkBatch(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened")
@@ -343,7 +397,10 @@ func checkBatch(j *J) Finding {
 	case answered < len(xs):
 		f.Outcome, f.Message = Violation, fmt.Sprintf("%d of the %d requests of the batch were answered", answered, len(xs))
 	case !batched:
-		f.Outcome, f.Message = Violation, "the batch was answered with separate messages, not one array"
+		// Every request was received and answered, which is what the
+		// 2025-03-26 MUST asks; one array is JSON-RPC 2.0's lower-case
+		// "should respond with an Array" (section 6).
+		f.Outcome, f.Message = Disputed, "both requests were answered, but with separate messages: JSON-RPC 2.0 says the server should answer a batch with one array"
 	default:
 		return passed("one array with both responses")
 	}
@@ -352,8 +409,16 @@ func checkBatch(j *J) Finding {
 
 // checkResultType judges the results of requests sent in the 2026-07-28
 // envelope (a dual-era server may answer the others as legacy traffic).
+// Extensions may add resultType values, so an unknown value is only
+// recorded when the server advertises extensions: the suite cannot know
+// what they define.
 func checkResultType(j *J) Finding {
 	t := &tally{}
+	var extensions []string
+	for name := range wire.Object(wire.Object(j.Caps().Raw)["extensions"]) {
+		extensions = append(extensions, name)
+	}
+	slices.Sort(extensions)
 	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
 		res := x.Result()
 		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
@@ -367,8 +432,11 @@ func checkResultType(j *J) Finding {
 		switch {
 		case !ok:
 			t.violate(At(p, x.RecvSeq), "a %s result without a string resultType", x.Method)
-		case rt != "complete" && rt != "input_required":
-			t.violate(At(p, x.RecvSeq), "a %s result with resultType %q, which no advertised extension defines", x.Method, clipString(rt, 30))
+		case rt == "complete" || rt == "input_required":
+		case len(extensions) > 0:
+			t.record(At(p, x.RecvSeq), "a %s result with resultType %q, which only an advertised extension (%s) can define", x.Method, clipString(rt, 30), clipString(strings.Join(extensions, ", "), 120))
+		default:
+			t.violate(At(p, x.RecvSeq), "a %s result with resultType %q, though the server advertises no extension that could define it", x.Method, clipString(rt, 30))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d results carry resultType", t.n), "no result of a 2026-07-28 request to judge")
@@ -386,22 +454,24 @@ func checkAllAnswered(j *J) Finding {
 		if x.Stopped() || x.NotSent() {
 			return // a stopped run judges nothing; an unsent request repeats an earlier fact
 		}
-		t.judged()
-		if x.Late {
-			t.record(exchangeWhere(x), "%s (id %s) was answered only after its deadline of %s", x.Method, clipJSON(x.ID, 40), x.NoResponse.Deadline)
-			return
-		}
-		if x.OK() || x.NoResponse == nil {
-			return
-		}
 		nr := x.NoResponse
-		switch nr.Reason {
-		case transcript.ReasonTimeout:
+		switch {
+		case x.Late:
+			t.judged()
+			t.record(exchangeWhere(x), "%s (id %s) was answered only after its deadline of %s", x.Method, clipJSON(x.ID, 40), nr.Deadline)
+		case x.OK():
+			t.judged()
+		case nr == nil:
+			// Nothing recorded why (a probe that waits on its own): the
+			// probe judges it.
+		case nr.Reason == transcript.ReasonTimeout:
 			if j.Run.Timeout > 0 && nr.Deadline < j.Run.Timeout*9/10 {
-				return
+				return // a deadline shortened on purpose: silence there is only recorded
 			}
+			t.judged()
 			t.violate(exchangeWhere(x), "%s (id %s) got no response within %s", x.Method, clipJSON(x.ID, 40), nr.Deadline)
-		case transcript.ReasonExited:
+		case nr.Reason == transcript.ReasonExited:
+			t.judged()
 			t.violate(exchangeWhere(x), "%s (id %s) got no response: the server exited (%s)", x.Method, clipJSON(x.ID, 40), nr.Detail)
 		}
 	})

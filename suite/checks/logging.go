@@ -31,11 +31,14 @@ func checkLogCapability(j *J) Finding {
 			}
 		}
 		eachMessage(&J{Processes: []*evidence.Process{p}}, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+			if m.Method != "notifications/message" {
+				return
+			}
 			t.judged()
-			if m.Method == "notifications/message" && !declaredLogging {
+			if !declaredLogging {
 				t.violate(At(p, e.Seq), "notifications/message, but the server does not declare the logging capability")
 			}
 		})
 	}
-	return t.finding(fmt.Sprintf("%d messages, no log notification without the logging capability", t.n), "the server sent no message in well-formed traffic")
+	return t.finding(fmt.Sprintf("%d log notifications, each from a server declaring the logging capability", t.n), "the server sent no notifications/message")
 }

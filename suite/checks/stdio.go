@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -99,14 +100,49 @@ func checkFraming(j *J) Finding {
 }
 
 // looksLikeFragment guesses that a non-JSON line is a piece of a message
-// spread over lines: it starts or ends like JSON structure.
+// spread over lines (pretty-printed JSON): it holds nothing but JSON tokens,
+// a string left open at its end included. A log line that merely starts
+// with a bracket ("[INFO] ready") or ends in a colon holds words that are
+// no JSON token, so it is judged as what it is, a line that is not JSON.
 func looksLikeFragment(b []byte) bool {
 	s := strings.TrimSpace(string(b))
 	if s == "" {
 		return false
 	}
-	first, last := s[0], s[len(s)-1]
-	return strings.ContainsRune("{}[]\"", rune(first)) || strings.ContainsRune("{[,:", rune(last))
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case strings.IndexByte("{}[],: \t\r", c) >= 0:
+			i++
+		case c == '"':
+			i++
+			for i < len(s) && s[i] != '"' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++ // the closing quote; a string still open at the end of the line continues on the next
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(s) && strings.IndexByte("0123456789.eE+-", s[j]) >= 0 {
+				j++
+			}
+			if !json.Valid([]byte(s[i:j])) {
+				return false
+			}
+			i = j
+		default:
+			j := i
+			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
+				j++
+			}
+			if w := s[i:j]; w != "true" && w != "false" && w != "null" {
+				return false
+			}
+			i = j
+		}
+	}
+	return true
 }
 
 func checkOnlyMessages(j *J) Finding {
@@ -120,6 +156,13 @@ func checkOnlyMessages(j *J) Finding {
 			return "a line that is not JSON", ""
 		case e.Has(wire.IssueNotMessage):
 			return "a JSON value that is not a message object", ""
+		}
+		for _, m := range e.Msgs {
+			if m.Kind() == wire.KindInvalid && !m.Has("jsonrpc") {
+				// A structured logger writing JSON to stdout: valid JSON,
+				// but no JSON-RPC message (STDIO-03).
+				return "a JSON object that is no JSON-RPC message (a structured log line?)", ""
+			}
 		}
 		return "", ""
 	})
@@ -139,27 +182,41 @@ func checkUTF8(j *J) Finding {
 
 // checkSpeaksStdio fails when no process ever answered a request on
 // stdout: the server talks some other way (stderr, a socket) or not at all.
+// An answer that came after its deadline is still an answer on stdout (the
+// deadline is judged by every-request-answered); a process the run stopped
+// before it could answer judges nothing.
 func checkSpeaksStdio(j *J) Finding {
-	started, answered := 0, 0
+	started, judged, answered := 0, 0, 0
 	for _, p := range j.Processes {
 		if p.StartError != "" {
 			continue
 		}
 		started++
+		ok, asked := false, false
 		for _, x := range p.Exchanges() {
-			if x.OK() {
-				answered++
-				break
-			}
+			ok = ok || x.OK()
+			asked = asked || x.Request != nil && !x.Stopped()
+		}
+		late := unansweredIDs(p)
+		for _, r := range p.Replies() {
+			ok = ok || late[wire.IDKey(r.Msg.ID)]
+		}
+		if ok || asked {
+			judged++
+		}
+		if ok {
+			answered++
 		}
 	}
 	switch {
 	case started == 0:
 		return skipped("no server process started")
+	case judged == 0:
+		return skipped("the run was stopped before any process could answer")
 	case answered == 0:
-		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout", started))
+		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout", judged))
 	}
-	return passed(fmt.Sprintf("%d of %d processes answered on stdout", answered, started))
+	return passed(fmt.Sprintf("%d of %d processes answered on stdout", answered, judged))
 }
 
 func checkStderrUTF8(j *J) Finding {
