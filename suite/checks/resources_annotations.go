@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"regexp"
 	"strings"
 
@@ -69,10 +70,39 @@ func annotated(s *evidence.Session, yield func(w *Where, where string, ann map[s
 	}
 }
 
-// iso8601 accepts the ISO 8601 forms a timestamp takes: a calendar date,
-// optionally with a time of day (minutes, seconds, fractions) and a UTC
-// offset or Z.
-var iso8601 = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$`)
+// iso8601 accepts the ISO 8601 representations of a date, alone or with a
+// time of day: calendar, ordinal and week dates in the extended
+// (2025-01-12) or basic (20250112) format, a reduced year-month or year, a
+// time to the hour, minute or second with an optional decimal fraction, and
+// a UTC designator or offset. Fields must lie in their ranges.
+var iso8601 = func() *regexp.Regexp {
+	const (
+		mm, dd = `(?:0[1-9]|1[0-2])`, `(?:0[1-9]|[12]\d|3[01])`
+		ddd    = `(?:00[1-9]|0[1-9]\d|[12]\d\d|3[0-5]\d|36[0-6])`
+		ww     = `W(?:0[1-9]|[1-4]\d|5[0-3])`
+		hh, mi = `(?:[01]\d|2[0-4])`, `[0-5]\d`
+		sec    = `(?:[0-5]\d|60)`
+		frac   = `(?:[.,]\d+)?`
+		zone   = `(?:[Zz]|[+-]` + hh + `(?::?` + mi + `)?)?`
+	)
+	extended := `\d{4}-(?:` + mm + `-` + dd + `|` + ddd + `|` + ww + `(?:-[1-7])?)` +
+		`(?:[Tt ]` + hh + `(?::` + mi + `(?::` + sec + `)?)?` + frac + zone + `)?`
+	basic := `\d{4}(?:` + mm + dd + `|` + ddd + `|` + ww + `[1-7]?)` +
+		`(?:[Tt]` + hh + `(?:` + mi + `(?:` + sec + `)?)?` + frac + zone + `)?`
+	reduced := `\d{4}(?:-` + mm + `)?`
+	return regexp.MustCompile(`^(?:` + extended + `|` + basic + `|` + reduced + `)$`)
+}()
+
+// inUnitRange reports whether a JSON number lies in [0, 1], judged on its
+// decimal text (1.00000000000000000001 is above 1 although a float64 is not).
+func inUnitRange(raw json.RawMessage) bool {
+	lit := strings.TrimSpace(string(raw))
+	f, _, err := big.ParseFloat(lit, 10, uint(len(lit))*4+64, big.ToNearestEven)
+	if err != nil {
+		return false
+	}
+	return f.Sign() >= 0 && f.Cmp(big.NewFloat(1)) <= 0
+}
 
 func checkAnnotations(j *J, field string) Finding {
 	t := &tally{}
@@ -95,11 +125,10 @@ func checkAnnotations(j *J, field string) Finding {
 				}
 			}
 		case "priority":
-			f, ok := wire.Number(v)
-			if !ok {
+			if tp := wire.Type(v); tp != "number" && tp != "integer" {
 				t.violate(w, "%s: priority is %s, want a number", where, describeType(v))
-			} else if f < 0 || f > 1 {
-				t.violate(w, "%s: priority %s is outside [0, 1]", where, string(v))
+			} else if !inUnitRange(v) {
+				t.violate(w, "%s: priority %s is outside [0, 1]", where, clipJSON(v, 40))
 			}
 		case "lastModified":
 			ts, ok := wire.String(v)
@@ -163,6 +192,8 @@ func checkIcons(j *J, schemes bool) Finding {
 			}
 			if !ok {
 				t.violate(w, "%s: src is %s, want a string", at, describeType(m["src"]))
+			} else {
+				uriProblem(t, w, at+": src", src) // the schema gives src the uri format
 			}
 			if v, has := m["mimeType"]; has && wire.Type(v) != "string" {
 				t.violate(w, "%s: mimeType is %s, want a string", at, describeType(v))
@@ -173,8 +204,13 @@ func checkIcons(j *J, schemes bool) Finding {
 					t.violate(w, "%s: sizes is %s, want an array of strings", at, describeType(v))
 				}
 				for _, sz := range sizes {
-					if s, _ := wire.String(sz); !iconSize.MatchString(s) {
-						t.violate(w, "%s: size %s is not \"WxH\" or \"any\"", at, clipJSON(sz, 30))
+					s, isString := wire.String(sz)
+					switch {
+					case !isString:
+						t.violate(w, "%s: size is %s, want a string", at, describeType(sz))
+					case !iconSize.MatchString(s):
+						// The format is a lower-case "should" of the schema (RES-ICON-01).
+						t.dispute(w, "%s: size %s is not \"WxH\" or \"any\", as the schema says it should be", at, clipJSON(sz, 30))
 					}
 				}
 			}
@@ -186,7 +222,13 @@ func checkIcons(j *J, schemes bool) Finding {
 		}
 	}
 	if x := j.Session.Init(); x != nil {
-		if si := wire.Object(j.Session.InitResult()["serverInfo"]); si != nil {
+		res := j.Session.InitResult()
+		si := wire.Object(res["serverInfo"])
+		if si == nil {
+			// server/discover names the server in the result's _meta.
+			si = wire.Object(wire.Object(res["_meta"])[wire.MetaServerInfo])
+		}
+		if si != nil {
 			visit(At(x.Process, x.RecvSeq), "serverInfo", si["icons"])
 		}
 	}
@@ -199,5 +241,9 @@ func checkIcons(j *J, schemes bool) Finding {
 			visit(w, label(m, i, l.key), m["icons"])
 		}
 	}
-	return t.finding(fmt.Sprintf("%d icon(s) are valid", t.n), "the server sends no icons")
+	ok := fmt.Sprintf("%d icon(s) are valid", t.n)
+	if schemes {
+		ok = fmt.Sprintf("%d icon(s) use https: or data: sources", t.n)
+	}
+	return t.finding(ok, "the server sends no icons")
 }

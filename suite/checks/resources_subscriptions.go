@@ -169,33 +169,39 @@ func subscriptionsOf(p *evidence.Process) map[string][]subState {
 }
 
 func checkUpdatesAfterUnsubscribe(j *J) Finding {
-	if !j.Session.SafeModern() {
-		t := &tally{}
-		for _, p := range j.Processes {
-			subs := subscriptionsOf(p)
-			for _, up := range updates(p) {
-				t.judged()
-				u, ok := updatedURI(up.Msg)
-				w := At(p, up.Seq)
-				if !ok {
-					t.violate(w, "notifications/resources/updated without a string params.uri: %s", clipJSON(up.Msg.Raw, 120))
+	if j.Session.SafeModern() {
+		return skipped("resources/subscribe does not exist in 2026-07-28")
+	}
+	t := &tally{}
+	for _, p := range j.Processes {
+		subs := subscriptionsOf(p)
+		for _, up := range updates(p) {
+			t.judged()
+			u, ok := updatedURI(up.Msg)
+			w := At(p, up.Seq)
+			if !ok {
+				t.violate(w, "notifications/resources/updated without a string params.uri: %s", clipJSON(up.Msg.Raw, 120))
+				continue
+			}
+			// The update may be for a sub-resource of any subscribed URI: it
+			// is late only when no subscription covering it is still on and
+			// one covering it was ended before it arrived.
+			covered, ended := false, false
+			for uri, states := range subs {
+				if !underURI(u, uri) {
 					continue
 				}
-				for uri, states := range subs {
-					if !underURI(u, uri) {
-						continue
-					}
-					for _, st := range states {
-						if st.until >= 0 && up.Seq > st.until && !stillSubscribed(states, up.Seq) {
-							t.violate(w, "an update for %q arrived after its unsubscribe was answered", clipString(u, 60))
-						}
-					}
+				covered = covered || stillSubscribed(states, up.Seq)
+				for _, st := range states {
+					ended = ended || st.until >= 0 && up.Seq > st.until
 				}
 			}
+			if ended && !covered {
+				t.violate(w, "an update for %q arrived after its unsubscribe was answered", clipString(u, 60))
+			}
 		}
-		return t.finding(fmt.Sprintf("%d update(s), each with a uri and none after unsubscribe", t.n), "the server sent no notifications/resources/updated (no change was triggered)")
 	}
-	return skipped("resources/subscribe does not exist in 2026-07-28")
+	return t.finding(fmt.Sprintf("%d update(s), each with a uri and none after unsubscribe", t.n), "the server sent no notifications/resources/updated (no change was triggered)")
 }
 
 func stillSubscribed(states []subState, seq int) bool {
@@ -294,6 +300,9 @@ func listenStreams(j *J) ([]*stream, string) {
 	}
 	var out []*stream
 	for _, x := range xs {
+		if x.Request == nil {
+			continue // never written: there is no stream
+		}
 		st := &stream{x: x, filter: wire.Object(wire.Object(x.Request.Params)["notifications"])}
 		for _, e := range x.Process.Entries() {
 			if e.Dir != transcript.Recv || e.Seq < x.SentSeq {
@@ -308,6 +317,9 @@ func listenStreams(j *J) ([]*stream, string) {
 			}
 		}
 		out = append(out, st)
+	}
+	if len(out) == 0 {
+		return nil, "no listen request was written"
 	}
 	// A server that offers neither subscriptions nor list changes may
 	// refuse listen: there is nothing to stream.
@@ -330,7 +342,14 @@ func checkListenAck(j *J) Finding {
 		return skipped(why)
 	}
 	t := &tally{}
+	nothing := "no listen stream was opened"
 	for _, st := range streams {
+		if len(st.notes) == 0 && !st.x.OK() && j.Run != nil && j.Run.Interrupted != "" {
+			// The run was cut short: the acknowledgement may not have had
+			// its chance.
+			nothing = "the run was cut short (" + j.Run.Interrupted + ") before the listen streams were acknowledged"
+			continue
+		}
 		t.judged()
 		id := clipJSON(st.x.ID, 40)
 		w := At(st.x.Process, st.x.SentSeq+1)
@@ -352,19 +371,35 @@ func checkListenAck(j *J) Finding {
 			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: the acknowledgement has no notifications filter", id)
 			continue
 		}
-		for k := range ack {
-			if _, asked := st.filter[k]; !asked {
+		for k, v := range ack {
+			if grants(v) && !grants(st.filter[k]) {
 				t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: the acknowledgement grants %q, which was not asked for", id, k)
 			}
 		}
-		if _, ok := ack["resourceSubscriptions"]; ok && !j.Caps().Subscribe {
+		if grants(ack["resourceSubscriptions"]) && !j.Caps().Subscribe {
 			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourceSubscriptions acknowledged, but the server does not declare resources.subscribe", id)
 		}
-		if _, ok := ack["resourcesListChanged"]; ok && !j.Caps().ListChanged {
+		if grants(ack["resourcesListChanged"]) && !j.Caps().ListChanged {
 			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourcesListChanged acknowledged, but the server does not declare resources.listChanged", id)
 		}
 	}
-	return t.finding("every stream was acknowledged first, with a subset of its filter", "no listen stream was opened")
+	return t.finding("every stream was acknowledged first, with a subset of its filter", nothing)
+}
+
+// grants reports whether a member of a notification filter (asked or
+// acknowledged) subscribes to anything: false, null and an empty list of
+// URIs are the same as leaving the member out.
+func grants(v json.RawMessage) bool {
+	switch wire.Type(v) {
+	case "", "null":
+		return false
+	case "boolean":
+		return string(v) == "true"
+	case "array":
+		items, _ := wire.Array(v)
+		return len(items) > 0
+	}
+	return true
 }
 
 // allowedOn returns the notification methods a stream's filter admits.
@@ -395,12 +430,25 @@ func checkListenTypes(j *J) Finding {
 		allowed := allowedOn(st.filter)
 		for _, n := range st.notes {
 			t.judged()
+			if n.Msg.Method == "notifications/cancelled" && wire.IDKey(wire.Object(n.Msg.Params)["requestId"]) == wire.IDKey(st.x.ID) {
+				continue // the server ending this very stream (RES-SUB-12 allows it)
+			}
 			if !allowed[n.Msg.Method] {
 				t.violate(At(st.x.Process, n.Seq), "stream %s (filter %s) carried %s", clipJSON(st.x.ID, 40), clipJSON(wire.Object(st.x.Request.Params)["notifications"], 80), clipString(n.Msg.Method, 60))
 			}
 		}
 	}
 	return t.finding(fmt.Sprintf("%d stream message(s), each of a type its stream asked for", t.n), "no stream message arrived")
+}
+
+// streamOnly are the notifications that 2026-07-28 delivers on listen
+// streams alone: each must say which stream it belongs to.
+var streamOnly = map[string]bool{
+	"notifications/subscriptions/acknowledged": true,
+	"notifications/resources/updated":          true,
+	"notifications/resources/list_changed":     true,
+	"notifications/tools/list_changed":         true,
+	"notifications/prompts/list_changed":       true,
 }
 
 func checkListenIDs(j *J) Finding {
@@ -410,23 +458,36 @@ func checkListenIDs(j *J) Finding {
 	}
 	t := &tally{}
 	p := streams[0].x.Process
-	from := streams[0].x.SentSeq
+	// Any listen the client wrote opens a stream, the probe's or another
+	// test's: an id matches when a listen request carried it before.
+	listens := map[string]bool{}
 	for _, e := range p.Entries() {
-		if e.Dir != transcript.Recv || e.Seq < from {
+		for _, m := range e.Msgs {
+			if e.Dir == transcript.Send && m.Method == "subscriptions/listen" && m.ID != nil {
+				listens[wire.IDKey(m.ID)] = true
+			}
+		}
+		if e.Dir != transcript.Recv || e.Seq < streams[0].x.SentSeq || p.Provoked(e.Seq) {
+			continue
+		}
+		if era, _ := p.EraAt(e.Seq); era != wire.EraModern {
 			continue
 		}
 		for _, m := range e.Msgs {
-			id := wire.SubscriptionID(m)
-			if m.Kind() != wire.KindNotification || id == nil {
+			if m.Kind() != wire.KindNotification {
 				continue
 			}
-			t.judged()
-			match := false
-			for _, st := range streams {
-				match = match || wire.IDKey(id) == wire.IDKey(st.x.ID)
-			}
-			if !match {
+			id := wire.SubscriptionID(m)
+			switch {
+			case id == nil && streamOnly[m.Method]:
+				t.judged()
+				t.violate(At(p, e.Seq), "%s carries no _meta subscriptionId, so it belongs to no stream", clipString(m.Method, 50))
+			case id == nil:
+			case !listens[wire.IDKey(id)]:
+				t.judged()
 				t.violate(At(p, e.Seq), "%s carries subscriptionId %s, which matches no listen request id in type and value", clipString(m.Method, 50), clipJSON(id, 40))
+			default:
+				t.judged()
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -54,6 +55,15 @@ func checkTemplatesPages(j *J) Finding {
 			return Finding{Outcome: Recorded, Message: "resources/templates/list is not implemented (-32601): the server offers no templates"}
 		}
 	}
+	stopped := 0
+	for _, x := range l.Pages {
+		if x.Stopped() {
+			stopped++
+		}
+	}
+	if stopped > 0 && stopped == len(l.Pages) {
+		return skipped("the run was stopped before resources/templates/list was answered")
+	}
 	return checkListPages(l)
 }
 
@@ -92,9 +102,10 @@ func checkTemplateMimeTypes(j *J) Finding {
 		if prob != "" {
 			continue
 		}
+		tpl, _ := wire.String(wire.Object(rd.Item)["uriTemplate"])
 		for k, m := range items {
 			got, ok := wire.String(m["mimeType"])
-			if !ok {
+			if !ok || !matchesTemplate(m, rd.URI, tpl) {
 				continue
 			}
 			t.judged()
@@ -104,6 +115,19 @@ func checkTemplateMimeTypes(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d read(s) match their template's mimeType", t.n), "no template with a mimeType could be read with sample values")
+}
+
+// matchesTemplate reports whether a contents item is a resource the
+// template's mimeType speaks for: the resource read, or another one the
+// template expands to. A part of it (uri#part) or a resource elsewhere is
+// not bound by the template's type.
+func matchesTemplate(item map[string]json.RawMessage, read, tpl string) bool {
+	u, ok := wire.String(item["uri"])
+	if !ok || u == read {
+		return true
+	}
+	t, err := uritemplate.New(tpl)
+	return err == nil && t.Match(u) != nil
 }
 
 // sameMediaType compares media types without parameters, case-insensitively.
