@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -435,7 +436,7 @@ func answeredLine(m *wire.Message, seq int, entries []transcript.Entry, order []
 		if first < 0 {
 			first = s
 		}
-		parsed := len(entries[s].Msgs) > 0
+		parsed := json.Valid(bytes.TrimSpace(entries[s].Data))
 		if fitting < 0 && (code == wire.CodeParseError) == !parsed {
 			fitting = s
 		}

@@ -164,7 +164,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "spurious-updated", Layer: "subscriptions", Requirement: "RES-SUB-04", Description: "after notifications/initialized sends notifications/resources/updated for a URI nobody subscribed to"}},
 	{Fault: Fault{Name: "updated-missing-uri", Layer: "subscriptions", Requirement: "RES-SUB-03", Description: "notifications/resources/updated has no params.uri; one is sent right after every subscribe"}},
 	{Fault: Fault{Name: "undeclared-list-changed", Layer: "subscriptions", Requirement: "RES-LC-02", Description: "declares no listChanged but sends notifications/resources/list_changed after notifications/initialized"}},
-	{Fault: Fault{Name: "list-changed-bad-params", Layer: "subscriptions", Requirement: "RES-LC-03", Description: `sends notifications/resources/list_changed with params {"x": 1} after notifications/initialized (listChanged is declared)`}},
+	{Fault: Fault{Name: "list-changed-bad-params", Layer: "subscriptions", Requirement: "RES-LC-03", Also: []string{"META-07"}, Description: `sends notifications/resources/list_changed with params {"_meta": "x"}, a _meta that is no object, after notifications/initialized (listChanged is declared; also breaks META-07)`}},
 
 	// The 2026-07-28 era: discovery, the per-request envelope, results,
 	// cache hints, error codes. These act on 2026-07-28 requests only.

@@ -339,7 +339,7 @@ var faultEffects = map[string]func(out string) bool{
 	"undeclared-list-changed": func(o string) bool {
 		return strings.Contains(o, `"resources":{"subscribe":true}`) && strings.Contains(o, "list_changed")
 	},
-	"list-changed-bad-params": func(o string) bool { return strings.Contains(o, `"params":{"x":1}`) },
+	"list-changed-bad-params": func(o string) bool { return strings.Contains(o, `"params":{"_meta":"x"}`) },
 	"hang-on-list":            func(o string) bool { return !strings.Contains(o, `"resources":[`) },
 	// The 2026-07-28 session of modernScript: its requests have ids "m1" … "m24".
 	"modern-no-discover": func(o string) bool { return modernLine(o, "m1", `"error":{"code":-32601`) },

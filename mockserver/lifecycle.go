@@ -239,7 +239,7 @@ func (s *server) afterInitialized() {
 		s.faults.has("undeclared-list-changed") || s.faults.has("list-changed-bad-params") {
 		var params any
 		if s.faults.has("list-changed-bad-params") {
-			params = object{"x": 1}
+			params = object{"_meta": "x"}
 		}
 		s.notify("notifications/resources/list_changed", params)
 	}

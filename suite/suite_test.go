@@ -33,6 +33,9 @@ func serveMock() int {
 	if f := os.Getenv("MCPCONFORM_TEST_FAULTS"); f != "" {
 		opts.Faults = strings.Split(f, ",")
 	}
+	if v := os.Getenv("MCPCONFORM_TEST_VARIANTS"); v != "" {
+		opts.Variants = strings.Split(v, ",")
+	}
 	if p := os.Getenv("MCPCONFORM_TEST_FIXTURE"); p != "" {
 		fx, err := mockserver.LoadFixture(p)
 		if err != nil {

@@ -156,9 +156,10 @@ func (l *live) modernProbes(ctx context.Context) {
 	_ = streams[1].CancelTagged(tag("cancel"))
 }
 
-// listAfter lists resources again after all other traffic (RES-CAP-03).
+// listAfter lists resources again, every page, after all other traffic
+// (RES-CAP-03).
 func (l *live) listAfter(ctx context.Context) {
 	if l.s.Caps().Resources {
-		l.call(ctx, evidence.ProbeTag(ProbeListAfter), "resources/list", nil)
+		l.list(ctx, evidence.ProbeTag(ProbeListAfter), "resources/list")
 	}
 }

@@ -1,0 +1,62 @@
+package suite_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/mockserver"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/execute"
+)
+
+// TestLegalVariationsAreConformant: every legal variation of the mock
+// server (behaviour a correct server may show, however unusual) is judged
+// in every version it serves with no fail and no harness error, and warns
+// only under the SHOULD rules the variation declares it breaks. A check
+// that accuses legal behaviour fails here.
+func TestLegalVariationsAreConformant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite once per variation")
+	}
+	for _, v := range mockserver.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mockConfig()
+			cfg.Env = append(cfg.Env, "MCPCONFORM_TEST_VARIANTS="+v.Name)
+			cfg.SpecVersion = "all"
+			cfg.Timeout = 5 * time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			run, err := execute.Execute(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Fatal != nil {
+				t.Fatalf("the variation did not start: %s", run.Fatal.Message)
+			}
+			if len(v.Versions) > 0 {
+				for _, want := range v.Versions {
+					if !slices.Contains(run.Versions, want) {
+						t.Errorf("the run judged %v, not every version the variation serves (%v)", run.Versions, v.Versions)
+					}
+				}
+			}
+			files, err := suite.VectorFiles(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range suite.Judge(run, files) {
+				switch {
+				case r.Verdict == reports.Fail, r.Verdict == reports.Error:
+					t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+				case r.Verdict == reports.Warn && !slices.Contains(v.Breaks, r.Requirement):
+					t.Errorf("warn %s [%s, %s], a rule the variation does not break: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+				}
+			}
+		})
+	}
+}
+
