@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/wire"
@@ -36,29 +35,34 @@ func resourcesCapabilityChecks() []*Check {
 	}
 }
 
-// servesResources reports whether a resources/* request succeeded in the
-// session.
-func servesResources(s *evidence.Session) *evidence.Exchange {
+// servesResources returns a resources/* request of discovery that served
+// something: a list page with items, or a successful read. The second
+// result is an empty list page that succeeded, when nothing was served.
+func servesResources(s *evidence.Session) (served, empty *evidence.Exchange) {
 	for _, l := range []evidence.ListObs{s.Resources(), s.Templates()} {
 		for _, x := range l.Pages {
-			if x.Result() != nil {
-				return x
+			items, ok := wire.Array(x.Result()[evidence.ListMember(l.Method)])
+			switch {
+			case ok && len(items) > 0:
+				return x, nil
+			case x.Result() != nil && empty == nil:
+				empty = x
 			}
 		}
 	}
-	for _, rd := range s.Reads() {
+	for _, rd := range append(append([]*evidence.Read(nil), s.Reads()...), s.TemplateReads()...) {
 		if rd.X.Result() != nil {
-			return rd.X
+			return rd.X, nil
 		}
 	}
-	return nil
+	return nil, empty
 }
 
 func checkResourcesDeclared(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
 	}
-	served := servesResources(j.Session)
+	served, empty := servesResources(j.Session)
 	switch {
 	case j.Caps().Resources:
 		return passed("the resources capability is declared")
@@ -66,6 +70,11 @@ func checkResourcesDeclared(j *J) Finding {
 		f := exchangeFinding(broken(served.Method+" succeeded, but the server does not declare the resources capability"), served)
 		f.Actual = toAny(j.Caps().Raw)
 		return f
+	case empty != nil:
+		// An empty list offers no resource: the server does not support
+		// resources in any sense the rule could mean. Worth reporting,
+		// since the capability says where resources/* is served.
+		return exchangeFinding(Finding{Outcome: Recorded, Message: empty.Method + " answers an empty list although the resources capability is not declared; the server offers no resource"}, empty)
 	}
 	return skipped("the server offers no resources (no capability, and no resources request succeeds)")
 }
@@ -93,8 +102,11 @@ func checkListStable(j *J) Finding {
 		return skipped("resources/list was not repeated")
 	}
 	first, again := res.Pages[0], after[0]
-	if again.Stopped() {
+	switch {
+	case again.Stopped():
 		return harness("not judged: " + again.NoResponse.String())
+	case again.NotSent():
+		return skipped("the second resources/list was never sent: " + again.NoResponse.String())
 	}
 	a, okA := listItemURIs(first, "resources", "uri")
 	b, okB := listItemURIs(again, "resources", "uri")
@@ -103,18 +115,41 @@ func checkListStable(j *J) Finding {
 		return skipped("the first resources/list did not succeed")
 	case !okB:
 		return exchangeFinding(broken("resources/list did not answer the second time: "+shortGot(again)), again)
-	case listChangedBetween(first.Process, first.RecvSeq, again.RecvSeq, "notifications/resources/list_changed"):
+	case announcedBetween(first, again, "notifications/resources/list_changed"):
 		return skipped("the server announced a list change, so the list may differ")
 	}
-	sa, sb := slices.Clone(a), slices.Clone(b)
-	slices.Sort(sa)
-	slices.Sort(sb)
-	if !slices.Equal(sa, sb) {
-		f := exchangeFinding(broken("resources/list gives other resources after other requests, with no list change announced"), again)
-		f.Expected, f.Actual = a, b
-		return f
+	other := "after other requests"
+	if again.Process != first.Process {
+		other = "on another connection"
 	}
-	return passed(fmt.Sprintf("the same %d resources before and after all other traffic", len(a)))
+	// The probe asks for the first page only. A list on one page is
+	// compared whole; a paginated one may order and so split its pages
+	// differently from one walk to the next (no rule orders a list), so
+	// there only a resource the walk did not list shows a changed set.
+	if _, more := again.Result()["nextCursor"]; len(res.Pages) == 1 && !more {
+		if !sameSet(a, b) {
+			f := exchangeFinding(broken("resources/list gives other resources "+other+", with no list change announced"), again)
+			f.Expected, f.Actual = a, b
+			return f
+		}
+		return passed(fmt.Sprintf("the same %d resources before and after all other traffic", len(a)))
+	}
+	if res.Stopped != "" || res.Capped {
+		return skipped("the list is paginated and its walk did not reach the end, so the first page asked again cannot be placed in it")
+	}
+	walked := map[string]bool{}
+	for _, it := range res.Items {
+		u, _ := wire.String(wire.Object(it)["uri"])
+		walked[u] = true
+	}
+	for _, u := range b {
+		if !walked[u] {
+			f := exchangeFinding(broken(fmt.Sprintf("resources/list gives %q %s, which the walk before did not list, with no list change announced", clipString(u, 60), other)), again)
+			f.Expected, f.Actual = a, b
+			return f
+		}
+	}
+	return passed(fmt.Sprintf("the first page asked again after all other traffic lists %d resource(s), all of them listed before", len(b)))
 }
 
 func checkUndeclaredResources(j *J) Finding {
@@ -144,4 +179,16 @@ func checkUndeclaredResources(j *J) Finding {
 		f.Outcome, f.Message = Violation, fmt.Sprintf("resources/list got %d; -32601 is the code for a method behind an undeclared capability", code)
 	}
 	return f
+}
+
+// announcedBetween reports whether the server sent the notification after
+// the response to a and before the response to b, which may have come in
+// another process: then from a to the end of a's process, and from the
+// start of b's process to b.
+func announcedBetween(a, b *evidence.Exchange, notification string) bool {
+	if a.Process == b.Process {
+		return listChangedBetween(a.Process, a.RecvSeq, b.RecvSeq, notification)
+	}
+	return listChangedBetween(a.Process, a.RecvSeq, -1, notification) ||
+		listChangedBetween(b.Process, 0, b.RecvSeq, notification)
 }
