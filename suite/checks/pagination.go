@@ -33,7 +33,7 @@ func paginationChecks() []*Check {
 		},
 		{
 			ID: "pagination-cache-scope", Requirement: "PAG-08", Area: "pagination",
-			Description: "each page of a 2026-07-28 list has its own ttlMs, and all pages of one list share one cacheScope",
+			Description: "all pages of one 2026-07-28 list share one cacheScope (their ttlMs may differ)",
 			Requires:    []string{"resources"},
 			Judge:       checkPageScopes,
 		},
@@ -41,7 +41,10 @@ func paginationChecks() []*Check {
 			ID: "pagination-params-optional", Requirement: "PAG-09", Area: "pagination",
 			Description: "resources/list succeeds without params and with params {} alike",
 			Requires:    []string{"resources"},
-			Judge:       checkParamsOptional,
+			// 2026-07-28 list requests must carry params (with _meta): the
+			// rule that they may go without is a rule of the handshake era.
+			Versions: legacyOnly,
+			Judge:    checkParamsOptional,
 		},
 	}
 }
@@ -54,6 +57,10 @@ func listTerminates(l evidence.ListObs) Finding {
 	}
 	last := l.Pages[len(l.Pages)-1]
 	switch {
+	case last.Stopped():
+		// The run ended while a page was awaited: whether the list ends
+		// is not known.
+		return harness("not judged: " + last.NoResponse.String())
 	case l.Cycle:
 		return exchangeFinding(broken(l.Method+": "+l.Stopped), last)
 	case l.Capped:
@@ -116,15 +123,33 @@ func listChangedBetween(p *evidence.Process, from, to int, notification string) 
 	return false
 }
 
+// checkCursorStable judges the cursor of page 2 asked for again after
+// discovery (PAG-04). A cursor need only be stable while the list is: a
+// list may change at any time, announced or not, so another page is
+// a fault only when nothing suggests the list changed — no list_changed,
+// no resource the walk did not have, and a first page asked again
+// (list-empty-params) that is still the first page of the walk.
 func checkCursorStable(j *J) Finding {
 	res := j.Session.Resources()
 	repeats := j.Session.Tagged(evidence.ProbeTag("cursor-repeat"))
-	if len(res.Pages) < 2 || len(repeats) == 0 {
+	switch {
+	case len(res.Pages) < 2:
 		return skipped("resources/list has a single page, so there is no cursor to repeat")
+	case len(repeats) == 0:
+		return skipped("the cursor of page 2 was not asked for again")
 	}
 	first, again := res.Pages[1], repeats[0]
-	if !again.OK() {
+	switch {
+	case again.Stopped():
+		return harness("not judged: " + again.NoResponse.String())
+	case again.NotSent():
+		return skipped("the repeat was never sent: " + again.NoResponse.String())
+	case !again.OK():
 		return skipped("not judged: the repeated page got no response (every-request-answered judges it)")
+	case again.Process != first.Process:
+		// Clients must not keep cursors across sessions: a cursor asked
+		// for in a replacement process says nothing of the server.
+		return skipped("the cursor was repeated in another process than the one that gave it")
 	}
 	a, okA := listItemURIs(first, "resources", "uri")
 	b, okB := listItemURIs(again, "resources", "uri")
@@ -134,15 +159,51 @@ func checkCursorStable(j *J) Finding {
 		return skipped("page 2 of resources/list was not a list (the list checks judge it)")
 	case !okB:
 		f.Outcome, f.Message = Violation, "repeating the cursor of page 2 did not give a list: "+shortGot(again)
-	case slices.Equal(a, b):
+		return f
+	case sameSet(a, b):
 		return passed("the cursor of page 2 gives the same resources again")
 	case listChangedBetween(first.Process, first.RecvSeq, again.RecvSeq, "notifications/resources/list_changed"):
-		return Finding{Outcome: Recorded, Message: "the same cursor gave other resources, after the server announced a list change"}
-	default:
-		f.Outcome, f.Message = Violation, "the same cursor gave other resources the second time, with no list change announced"
-		f.Expected, f.Actual = a, b
+		return Finding{Outcome: Recorded, Message: "the same cursor gave other resources, after the server announced a list change", Expected: a, Actual: b}
 	}
+	if why := listChangedSigns(j.Session, res, b); why != "" {
+		return Finding{Outcome: Recorded, Message: "the same cursor gave other resources; the list itself changed meanwhile (" + why + "), which it may do", Expected: a, Actual: b}
+	}
+	f.Outcome, f.Message = Violation, "the same cursor gave other resources the second time, with no sign that the list changed"
+	f.Expected, f.Actual = a, b
 	return f
+}
+
+// listChangedSigns says why the list evidently changed after the walk l,
+// given the uris of a page asked for later: a resource the walk did not
+// list, or a first page asked again that is not the walk's first page.
+func listChangedSigns(s *evidence.Session, l evidence.ListObs, later []string) string {
+	walked := map[string]bool{}
+	for _, it := range l.Items {
+		u, _ := wire.String(wire.Object(it)["uri"])
+		walked[u] = true
+	}
+	for _, u := range later {
+		if !walked[u] {
+			return fmt.Sprintf("%q was not on any page of the walk", clipString(u, 60))
+		}
+	}
+	if probes := s.Tagged(evidence.ProbeTag("list-empty-params")); len(probes) > 0 && len(l.Pages) > 0 {
+		a, okA := listItemURIs(l.Pages[0], "resources", "uri")
+		b, okB := listItemURIs(probes[0], "resources", "uri")
+		if okA && okB && !sameSet(a, b) {
+			return "the first page asked again holds other resources"
+		}
+	}
+	return ""
+}
+
+// sameSet reports whether two lists of uris hold the same uris, whatever
+// their order: no rule orders a list.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 func checkParamsOptional(j *J) Finding {
@@ -152,7 +213,12 @@ func checkParamsOptional(j *J) Finding {
 		return skipped("resources/list was not called both ways")
 	}
 	bare, empty := res.Pages[0], probes[0]
-	if !bare.OK() || !empty.OK() {
+	switch {
+	case bare.Stopped() || empty.Stopped():
+		return harness("not judged: the run was stopped")
+	case bare.NotSent() || empty.NotSent():
+		return skipped("resources/list was not sent both ways (it had gone unanswered before)")
+	case !bare.OK() || !empty.OK():
 		return skipped("not judged: resources/list got no response one of the ways (every-request-answered judges it)")
 	}
 	a, okA := listItemURIs(bare, "resources", "uri")
@@ -166,8 +232,8 @@ func checkParamsOptional(j *J) Finding {
 			which, x = "without params", bare
 		}
 		return exchangeFinding(broken("resources/list fails "+which+" but not the other way; params are optional in list requests"), x)
-	case !slices.Equal(a, b):
-		return Finding{Outcome: Recorded, Message: fmt.Sprintf("the first pages differ (%d and %d resources; a list may change over time)", len(a), len(b)), Expected: a, Actual: b}
+	case !sameSet(a, b):
+		return Finding{Outcome: Recorded, Message: fmt.Sprintf("the first pages differ (%d and %d resources; a list may change or reorder between requests, and the server chooses the page size)", len(a), len(b)), Expected: a, Actual: b}
 	}
 	return passed("resources/list answers alike without params and with params {}")
 }
@@ -185,11 +251,11 @@ func checkPageScopes(j *J) Finding {
 			if res == nil {
 				continue
 			}
+			// Only the scope is judged here: a ttlMs may differ from page
+			// to page, and each page's hints are judged by the cache-hint
+			// checks (RES-LIST-09, RES-TPL-07).
 			t.judged()
 			w = At(x.Process, x.RecvSeq)
-			if _, ok := wire.Int(res["ttlMs"]); !ok {
-				t.violate(w, "%s: a page without an integer ttlMs", l.Method)
-			}
 			cs, _ := wire.String(res["cacheScope"])
 			scopes[cs] = true
 		}
@@ -202,5 +268,5 @@ func checkPageScopes(j *J) Finding {
 			t.violate(w, "%s: the pages of one list disagree on cacheScope: %s", l.Method, strings.Join(names, ", "))
 		}
 	}
-	return t.finding("every page has a ttlMs and each list one cacheScope", "no list page to judge")
+	return t.finding("the pages of each list share one cacheScope", "no list page to judge")
 }

@@ -37,29 +37,34 @@ func resourcesCapabilityChecks() []*Check {
 	}
 }
 
-// servesResources reports whether a resources/* request succeeded in the
-// session.
-func servesResources(s *evidence.Session) *evidence.Exchange {
+// servesResources returns a resources/* request of discovery that served
+// something: a list page with items, or a successful read. The second
+// result is an empty list page that succeeded, when nothing was served.
+func servesResources(s *evidence.Session) (served, empty *evidence.Exchange) {
 	for _, l := range []evidence.ListObs{s.Resources(), s.Templates()} {
 		for _, x := range l.Pages {
-			if x.Result() != nil {
-				return x
+			items, ok := wire.Array(x.Result()[evidence.ListMember(l.Method)])
+			switch {
+			case ok && len(items) > 0:
+				return x, nil
+			case x.Result() != nil && empty == nil:
+				empty = x
 			}
 		}
 	}
-	for _, rd := range s.Reads() {
+	for _, rd := range append(append([]*evidence.Read(nil), s.Reads()...), s.TemplateReads()...) {
 		if rd.X.Result() != nil {
-			return rd.X
+			return rd.X, nil
 		}
 	}
-	return nil
+	return nil, empty
 }
 
 func checkResourcesDeclared(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
 	}
-	served := servesResources(j.Session)
+	served, empty := servesResources(j.Session)
 	switch {
 	case j.Caps().Resources:
 		return passed("the resources capability is declared")
@@ -67,6 +72,11 @@ func checkResourcesDeclared(j *J) Finding {
 		f := exchangeFinding(broken(served.Method+" succeeded, but the server does not declare the resources capability"), served)
 		f.Actual = toAny(j.Caps().Raw)
 		return f
+	case empty != nil:
+		// An empty list offers no resource: the server does not support
+		// resources in any sense the rule could mean. Worth reporting,
+		// since the capability says where resources/* is served.
+		return exchangeFinding(Finding{Outcome: Recorded, Message: empty.Method + " answers an empty list although the resources capability is not declared; the server offers no resource"}, empty)
 	}
 	return skipped("the server offers no resources (no capability, and no resources request succeeds)")
 }
@@ -94,18 +104,29 @@ func checkListStable(j *J) Finding {
 		return skipped("resources/list was not repeated")
 	}
 	first, last := res.Pages[0], after.Pages[len(after.Pages)-1]
+	other := "after other requests"
+	if last.Process != first.Process {
+		other = "on another connection"
+	}
 	switch {
+	case last.NotSent():
+		return skipped("the second resources/list was never sent: " + last.NoResponse.String())
+	case !last.OK():
+		return skipped("not judged: the second resources/list got no response (every-request-answered judges it)")
+	case last.Response.Has("error"):
+		// With the capability declared, resources/list always answers.
+		return exchangeFinding(broken("resources/list did not answer the second time: "+shortGot(last)), last)
 	case res.Stopped != "" || res.Capped:
 		return skipped("the first walk of resources/list did not end normally: " + res.Stopped)
 	case after.Stopped != "" || after.Capped:
 		return skipped("the second walk of resources/list did not end normally: " + after.Stopped)
-	case listChangedBetween(first.Process, first.SentSeq, last.RecvSeq, "notifications/resources/list_changed"):
+	case announcedBetween(first, last, "notifications/resources/list_changed"):
 		return skipped("the server announced a list change, so the list may differ")
 	}
 	a, b := uriSet(res.Items), uriSet(after.Items)
 	// The set may not change; the order may (only the set is the rule).
 	if !slices.Equal(a, b) {
-		f := exchangeFinding(broken("resources/list gives other resources after other requests, with no list change announced"), last)
+		f := exchangeFinding(broken("resources/list gives other resources "+other+", with no list change announced"), last)
 		f.Expected, f.Actual = a, b
 		return f
 	}
@@ -151,4 +172,16 @@ func checkUndeclaredResources(j *J) Finding {
 		f.Outcome, f.Message = Violation, fmt.Sprintf("resources/list got %d; -32601 is the code for a method behind an undeclared capability", code)
 	}
 	return f
+}
+
+// announcedBetween reports whether the server sent the notification after
+// the response to a and before the response to b, which may have come in
+// another process: then from a to the end of a's process, and from the
+// start of b's process to b.
+func announcedBetween(a, b *evidence.Exchange, notification string) bool {
+	if a.Process == b.Process {
+		return listChangedBetween(a.Process, a.RecvSeq, b.RecvSeq, notification)
+	}
+	return listChangedBetween(a.Process, a.RecvSeq, -1, notification) ||
+		listChangedBetween(b.Process, 0, b.RecvSeq, notification)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -18,7 +20,7 @@ func resourcesListChecks() []*Check {
 			ID: "resources-list-result-shape", Requirement: "RES-LIST-01", Area: "resources",
 			Description: "every resources/list page is a result with a resources array",
 			Requires:    []string{"resources"},
-			Judge:       func(j *J) Finding { return checkListPages(j.Session.Resources()) },
+			Judge:       func(j *J) Finding { return listPages(j.Session.Resources(), true) },
 		},
 		{
 			ID: "resources-list-item-fields", Requirement: "RES-LIST-02", Area: "resources",
@@ -73,16 +75,24 @@ func resourcesListChecks() []*Check {
 }
 
 // checkListPages judges every page of a list: a result with the array.
-func checkListPages(l evidence.ListObs) Finding {
+func checkListPages(l evidence.ListObs) Finding { return listPages(l, false) }
+
+// listPages judges every page of a list: a result with the array. With
+// lenient set, an error answer is recorded rather than failed (the
+// schema shapes results; nothing forbids an error such as an internal
+// one), and a page without an answer is left to every-request-answered.
+func listPages(l evidence.ListObs, lenient bool) Finding {
 	t := &tally{}
 	member := evidence.ListMember(l.Method)
 	for i, x := range l.Pages {
-		if !x.OK() {
+		if x.Stopped() || !x.OK() {
 			continue // not answered: every-request-answered judges that
 		}
 		t.judged()
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
 		switch {
+		case !x.Response.Has("result") && lenient:
+			t.record(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
 		case !x.Response.Has("result"):
 			t.violate(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
 		default:
@@ -95,7 +105,11 @@ func checkListPages(l evidence.ListObs) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d page(s), %d item(s)", len(l.Pages), len(l.Items)), l.Method+" was not called")
+	nothing := l.Method + " was not called"
+	if len(l.Pages) > 0 {
+		nothing = "no " + l.Method + " page was answered (every-request-answered judges that)"
+	}
+	return t.finding(fmt.Sprintf("%d page(s), %d item(s)", len(l.Pages), len(l.Items)), nothing)
 }
 
 // itemsOf decodes the items of a list (nil for an item that is no object).
@@ -163,20 +177,22 @@ var templateFields = map[string]fieldSpec{
 }
 
 // optionalFields judges the optional members of an item: a wrong type is
-// a violation; a member the version does not define is recorded, since
-// objects are open.
+// a violation; a member the version does not define is recorded, whatever
+// its type, since objects are open and the version gives it none.
 func optionalFields(t *tally, w *Where, what string, m map[string]json.RawMessage, fields map[string]fieldSpec, version string) {
-	for name, f := range fields {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		f := fields[name]
 		v, ok := m[name]
 		if !ok {
+			continue
+		}
+		if f.since != "" && !wire.AtLeast(version, f.since) {
+			t.record(w, "%s: %s exists only from %s; the session negotiated %s (allowed: objects are open)", what, name, f.since, version)
 			continue
 		}
 		if wire.Type(v) != f.typ {
 			t.violate(w, "%s: %s is %s, want %s", what, name, describeType(v), article(f.typ))
 			continue
-		}
-		if f.since != "" && !wire.AtLeast(version, f.since) {
-			t.record(w, "%s: %s exists only from %s; the session negotiated %s (allowed: objects are open)", what, name, f.since, version)
 		}
 		if name == "size" {
 			if n, ok := wire.Int(v); !ok || n < 0 {
@@ -209,6 +225,13 @@ func pagesChanged(l evidence.ListObs, notification string) bool {
 	return first.Process == last.Process && listChangedBetween(first.Process, first.SentSeq, last.RecvSeq, notification)
 }
 
+// checkUniqueURIs looks for a URI listed twice in one walk. Twice on one
+// page is a duplicate. On two pages it may be the trace of a list that
+// changed between them (an item added before the cursor's position shifts
+// the rest along): a server that announces changes (listChanged, in the
+// handshake era) and announced none is taken at its word that the list
+// did not change; where no change could be announced the duplicate is
+// recorded.
 func checkUniqueURIs(j *J) Finding {
 	l := j.Session.Resources()
 	if l.Cycle {
@@ -217,33 +240,49 @@ func checkUniqueURIs(j *J) Finding {
 	if pagesChanged(l, "notifications/resources/list_changed") {
 		return skipped("the list changed while it was paged, so an item may show on two pages")
 	}
+	// A 2026-07-28 walk comes before any listen stream could carry an
+	// announcement, and that version promises no consistency across pages.
+	announces := j.Caps().ListChanged && !j.Session.Modern
 	t := &tally{}
-	w := firstPage(l)
 	seen := map[string]int{}
-	for i, m := range itemsOf(l) {
-		u, ok := wire.String(m["uri"])
-		if !ok {
-			continue
-		}
-		t.judged()
-		if k, dup := seen[u]; dup {
-			t.violate(w, "%q is listed as item %d and again as item %d", clipString(u, 80), k+1, i+1)
-		} else {
-			seen[u] = i
+	page := map[string]int{}
+	n := 0
+	for p, x := range l.Pages {
+		w := At(x.Process, x.RecvSeq)
+		items, _ := wire.Array(x.Result()[evidence.ListMember(l.Method)])
+		for _, it := range items {
+			n++
+			u, ok := wire.String(wire.Object(it)["uri"])
+			if !ok {
+				continue
+			}
+			t.judged()
+			k, dup := seen[u]
+			switch {
+			case !dup:
+				seen[u], page[u] = n, p
+			case page[u] == p:
+				t.violate(w, "%q is listed as item %d and again as item %d, on one page", clipString(u, 80), k, n)
+			case announces:
+				t.violate(w, "%q is listed as item %d and again as item %d, with no list change announced between the pages", clipString(u, 80), k, n)
+			default:
+				t.record(w, "%q is listed as item %d and again as item %d, on pages %d and %d: the list may have changed between them (no change could be announced)", clipString(u, 80), k, n, page[u]+1, p+1)
+			}
 		}
 	}
 	return t.finding(fmt.Sprintf("%d distinct URIs", len(seen)), "the server lists no resources")
 }
 
-// uriProblem judges a URI by RFC 3986: "" when it is one; a raw non-ASCII
-// URI (an IRI) is recorded rather than failed.
+// uriProblem judges a URI by RFC 3986. A URI whose only fault is raw
+// non-ASCII text is an IRI (RFC 3987), which maps to a URI by encoding
+// those bytes and which clients commonly accept: a warning, not a failure.
 func uriProblem(t *tally, w *Where, what, u string) {
 	err := wire.AbsoluteURI(u)
 	if err == nil {
 		return
 	}
 	if isIRI(u) {
-		t.record(w, "%s: %v", what, err)
+		t.dispute(w, "%s: %v", what, err)
 		return
 	}
 	t.violate(w, "%s: %v", what, err)
@@ -377,7 +416,9 @@ func checkSizes(j *J) Finding {
 		case varies:
 			t.record(At(rd.X.Process, rd.X.RecvSeq), "%q returns %v bytes on successive reads; its size %d is a hint of a changing resource", clipString(rd.URI, 60), got, size)
 		case got[0] != size:
-			t.violate(At(rd.X.Process, rd.X.RecvSeq), "%q lists size %d, but a read returns %d bytes", clipString(rd.URI, 60), size, got[0])
+			// size is a hint ("if known") and content may change between
+			// the list and the read: a mismatch warns, never fails.
+			t.dispute(At(rd.X.Process, rd.X.RecvSeq), "%q lists size %d, but a read returns %d bytes", clipString(rd.URI, 60), size, got[0])
 		}
 	}
 	return t.finding(fmt.Sprintf("%d size(s) match what a read returns", t.n), "no listed resource gives a size that a single-item read can confirm")
@@ -393,10 +434,12 @@ func checkCacheHints(xs []*evidence.Exchange, what string) Finding {
 		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
 			continue
 		}
-		if res := x.Result(); res != nil {
-			t.judged()
-			cacheHints(t, At(x.Process, x.RecvSeq), fmt.Sprintf("%s #%d", what, i+1), res)
+		res := x.Result()
+		if rt, _ := wire.String(res["resultType"]); res == nil || rt == "input_required" {
+			continue // an input_required result carries no cache hints
 		}
+		t.judged()
+		cacheHints(t, At(x.Process, x.RecvSeq), fmt.Sprintf("%s #%d", what, i+1), res)
 	}
 	return t.finding(fmt.Sprintf("%d %s result(s) carry the cache hints", t.n, what), "no "+what+" result of the 2026-07-28 era to judge")
 }
@@ -411,8 +454,14 @@ func checkTitles(j *J) Finding {
 			}
 			if v, ok := m["title"]; ok {
 				t.judged()
-				if wire.Type(v) != "string" {
+				s, isString := wire.String(v)
+				switch {
+				case !isString:
 					t.violate(w, "item %s: title is %s, want a string", label(m, i, "name"), describeType(v))
+				case strings.TrimSpace(s) == "":
+					// Schema-valid, but a present title is shown instead of
+					// name: an empty one leaves the item without a label.
+					t.record(w, "item %s: title is empty, and a client shows it instead of the name", label(m, i, "name"))
 				}
 			}
 		}

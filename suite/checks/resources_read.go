@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -36,15 +37,16 @@ func resourcesReadChecks() []*Check {
 			ID: "input-required-shape", Requirement: "RES-READ-13", Area: "resources",
 			Description: "an input_required read result has inputRequests or requestState (at least one)",
 			Requires:    []string{"resources"},
-			Judge:       func(j *J) Finding { return checkInputRequests(j, false) },
+			Judge:       checkReadInputRequired,
 		},
 		{
 			ID: "read-cache-hints", Requirement: "RES-READ-14", Area: "resources",
 			Description: "every complete 2026-07-28 resources/read result carries resultType, ttlMs and cacheScope",
 			Requires:    []string{"resources"},
 			Judge: func(j *J) Finding {
+				// Reads of expanded templates are resources/read too.
 				var xs []*evidence.Exchange
-				for _, rd := range j.Session.Reads() {
+				for _, rd := range reads(j.Session) {
 					xs = append(xs, rd.X)
 				}
 				return checkCacheHints(xs, "resources/read")
@@ -75,6 +77,8 @@ func checkReadContents(j *J) Finding {
 		items, prob := contentsOf(rd)
 		switch {
 		case prob == "input_required", prob == "clipped", !rd.X.OK():
+			// No contents yet, contents cut by the transcript's budget, or no
+			// answer (every-request-answered judges the silence).
 			continue
 		case strings.HasPrefix(prob, "error"):
 			// A listed resource may fail to read (a permission, a backend
@@ -84,9 +88,7 @@ func checkReadContents(j *J) Finding {
 			continue
 		case prob != "":
 			t.judged()
-			if rd.X.OK() {
-				t.violate(w, "reading %q: %s", clipString(rd.URI, 60), prob)
-			}
+			t.violate(w, "reading %q: %s", clipString(rd.URI, 60), prob)
 			continue
 		}
 		t.judged()
@@ -116,7 +118,39 @@ func checkReadContents(j *J) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d listed resource(s) read with well-formed contents", t.n), "the server lists no resources to read")
+	nothing := "the server lists no resources to read"
+	if len(j.Session.Reads()) > 0 {
+		nothing = "no read of a listed resource returned contents (or an error) to judge"
+	}
+	return t.finding(fmt.Sprintf("%d listed resource(s) read with well-formed contents", t.n), nothing)
+}
+
+// checkReadInputRequired judges the input_required results of
+// resources/read (RES-READ-13): at least one of inputRequests and
+// requestState. Other methods' input_required results are not reads, and
+// the rule quoted is the read's.
+func checkReadInputRequired(j *J) Finding {
+	t := &tally{}
+	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
+		if rt, _ := wire.String(res["resultType"]); rt != "input_required" || x.Method != "resources/read" {
+			return
+		}
+		t.judged()
+		_, hasState := wire.String(res["requestState"])
+		if wire.Object(res["inputRequests"]) == nil && !hasState {
+			t.violate(At(p, x.RecvSeq), "resources/read of %q: input_required without inputRequests or requestState", clipString(requestedURI(x), 60))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d input_required read result(s) are well formed", t.n), "no read asked for input")
+}
+
+// requestedURI is the uri a resources/read asked for.
+func requestedURI(x *evidence.Exchange) string {
+	if x.Request == nil {
+		return ""
+	}
+	u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
+	return u
 }
 
 func checkBlobs(j *J) Finding {
