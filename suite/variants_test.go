@@ -59,4 +59,3 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 		})
 	}
 }
-
