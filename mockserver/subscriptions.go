@@ -78,6 +78,12 @@ func (s *server) fireTriggers(uri string) {
 		if t.On.Read != uri || s.fired[i] {
 			continue
 		}
+		if s.req != nil && !slices.ContainsFunc(s.streams, func(st *stream) bool { return st.listChanged }) {
+			// 2026-07-28: the list may not change as a side effect of a
+			// request unless a stream that asked for list changes is there
+			// to announce it (RES-CAP-03); the trigger waits for one.
+			continue
+		}
 		s.fired[i] = true
 		for _, gone := range s.cat.listRemove[i] {
 			for j, e := range s.listed {

@@ -34,7 +34,9 @@ func jsonrpcChecks() []*Check {
 			Description: "requests the server sends never have a null id",
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no server request has a null id", "the server sent no requests", isServerRequest, func(m *wire.Message) string {
-					if wire.Type(m.ID) == "null" {
+					// A notification method with a null id is judged as a
+					// notification with an id (JSONRPC-09).
+					if wire.Type(m.ID) == "null" && !strings.HasPrefix(m.Method, "notifications/") {
 						return `a request with "id": null`
 					}
 					return ""

@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,7 +44,7 @@ func lifecycleChecks() []*Check {
 		},
 		{
 			ID: "no-unnegotiated-server-requests", Requirement: "LIFE-10", Area: "lifecycle",
-			Description: "the server sends sampling, roots and elicitation requests only to a client that declared those capabilities",
+			Description: "the server sends sampling, roots and elicitation requests only to a client that declared those capabilities, and log notifications only when it declared logging",
 			Judge:       checkNegotiatedRequests,
 		},
 		{
@@ -84,7 +85,7 @@ func lifecycleChecks() []*Check {
 		},
 		{
 			ID: "no-log-without-level", Requirement: "LIFE-30", Area: "lifecycle",
-			Description: "no notifications/message for 2026-07-28 requests that set no log level",
+			Description: "no notifications/message for 2026-07-28 requests that set no log level, and none on a listen stream",
 			Judge:       checkNoLogWithoutLevel,
 		},
 	}
@@ -133,6 +134,20 @@ func echoed(hs []handshake) []string {
 	return e
 }
 
+// supported returns the handshake-era versions the server answered any
+// initialize with: whatever was offered, an answer is a version the server
+// supports (a counter-offer MUST be one, LIFE-05).
+func supported(hs []handshake) []string {
+	var s []string
+	for _, h := range hs {
+		if wire.IsLegacy(h.answered) && !slices.Contains(s, h.answered) {
+			s = append(s, h.answered)
+		}
+	}
+	slices.Sort(s)
+	return s
+}
+
 func checkInitializeCompletes(j *J) Finding {
 	r := j.Run
 	switch {
@@ -142,9 +157,27 @@ func checkInitializeCompletes(j *J) Finding {
 		return skipped("no session was opened under " + j.Version)
 	case r.Fatal.Stage == "start":
 		return harness(r.Fatal.Message)
+	case r.Fatal.Stage == "version":
+		// The handshake completed, on another version: not serving the
+		// one asked for is legal (LIFE-05), and LIFE-01 was kept.
+		return skipped(r.Fatal.Message)
+	}
+	// The session's own initialize decides; one the run stopped before it
+	// was answered judges nothing (a harness window, never the server).
+	var opening []handshake
+	for _, h := range handshakes(r) {
+		if h.x.Tag == evidence.TagInit {
+			opening = append(opening, h)
+			if h.x.Stopped() {
+				return harness("not judged: " + h.x.NoResponse.String())
+			}
+		}
+	}
+	if len(opening) == 0 && r.Interrupted != "" {
+		return harness("not judged: the run was interrupted (" + r.Interrupted + ") before initialize was sent")
 	}
 	f := broken(r.Fatal.Message)
-	for _, h := range handshakes(r) {
+	for _, h := range opening {
 		return exchangeFinding(f, h.x)
 	}
 	return f
@@ -202,10 +235,12 @@ func implementationFields(t *tally, w *Where, where string, m map[string]json.Ra
 		if !ok {
 			continue
 		}
-		if wire.Type(v) != f.typ {
-			t.violate(w, "%s.%s is %s, want %s", where, f.name, describeType(v), article(f.typ))
-		} else if !wire.AtLeast(version, f.since) {
+		switch {
+		case !wire.AtLeast(version, f.since):
+			// Unknown to the version judged: any value is legal there.
 			t.record(w, "%s.%s exists only from %s; the session negotiated %s (allowed: objects are open)", where, f.name, f.since, version)
+		case wire.Type(v) != f.typ:
+			t.violate(w, "%s.%s is %s, want %s", where, f.name, describeType(v), article(f.typ))
 		}
 	}
 }
@@ -213,21 +248,14 @@ func implementationFields(t *tally, w *Where, where string, m map[string]json.Ra
 func checkVersionEcho(j *J) Finding {
 	hs := handshakes(j.Run)
 	e := echoed(hs)
-	// Every version the server answered with, it claims to support: it
-	// must answer with a version it supports (LIFE-05).
-	supported := map[string]bool{}
-	for _, h := range hs {
-		if wire.IsLegacy(h.answered) {
-			supported[h.answered] = true
-		}
-	}
+	sup := supported(hs)
 	t := &tally{}
 	answers := map[string]string{}
 	for _, h := range hs {
 		if !wire.IsLegacy(h.offered) || (h.answered != j.Version && h.offered != j.Version) {
 			continue
 		}
-		if h.x.Stopped() {
+		if h.x.Stopped() || h.x.NotSent() {
 			continue
 		}
 		t.judged()
@@ -237,27 +265,38 @@ func checkVersionEcho(j *J) Finding {
 		case h.answered == h.offered || h.answered == "":
 		case slices.Contains(e, h.offered):
 			t.violate(w, "offered %s, the server answered %q, though it answers %s when offered it elsewhere", h.offered, h.answered, h.offered)
-		case supported[h.offered]:
-			t.violate(w, "offered %s, the server answered %q, though it answered %s itself elsewhere, a version it must therefore support", h.offered, h.answered, h.offered)
+		case slices.Contains(sup, h.offered):
+			t.violate(w, "offered %s, the server answered %q, though it answered another initialize with %s, a version it therefore supports", h.offered, h.answered, h.offered)
 		}
 	}
 	if len(answers) > 0 {
 		t.actual = answers
 	}
-	return t.finding("echoes "+strings.Join(e, ", ")+" when offered it", "no initialize offered or answered "+j.Version)
+	ok := "every offered version the server is seen to support is echoed"
+	if len(e) > 0 {
+		ok = "echoes " + strings.Join(e, ", ") + " when offered it"
+	}
+	return t.finding(ok, "no initialize offered or answered "+j.Version)
 }
 
 func checkCounterOffer(j *J) Finding {
 	hs := handshakes(j.Run)
 	e := echoed(hs)
 	t := &tally{}
+	nothing := "no initialize offered an unknown version under " + j.Version
 	answers := map[string]any{}
 	for _, h := range hs {
-		if wire.KnownVersion(h.offered) || h.x.Stopped() {
+		if wire.KnownVersion(h.offered) {
 			continue
 		}
-		if h.answered != "" && h.answered != j.Version && wire.KnownVersion(h.answered) {
-			continue // judged under the version it landed on
+		if h.x.Stopped() || h.x.NotSent() {
+			// Never written (the process was gone) or cut short by the run:
+			// the server's answer was never seen.
+			nothing = "the initialize offering " + h.offered + " was not answered for a reason of the harness: " + h.x.NoResponse.String()
+			continue
+		}
+		if owner := counterOfferVersion(j.Run, h); owner != "" && owner != j.Version {
+			continue
 		}
 		t.judged()
 		x := h.x
@@ -287,7 +326,7 @@ func checkCounterOffer(j *J) Finding {
 				t.violate(w, "offered %s, the server counter-offered %q, a version no spec defines", h.offered, h.answered)
 			case refused:
 				t.violate(w, "offered %s, the server counter-offered %s, which it does not accept when offered it", h.offered, h.answered)
-			case len(e) > 0 && h.answered != e[len(e)-1] && slices.Contains(e, h.answered):
+			case len(e) > 0 && h.answered < e[len(e)-1]:
 				t.dispute(w, "offered %s, the server counter-offered %s, not its newest version %s (the spec prefers the newest)", h.offered, h.answered, e[len(e)-1])
 			}
 		}
@@ -295,7 +334,24 @@ func checkCounterOffer(j *J) Finding {
 	if len(answers) > 0 {
 		t.actual = answers
 	}
-	return t.finding("an unknown version gets a counter-offer of a version the server supports", "no initialize offered an unknown version under "+j.Version)
+	return t.finding("an unknown version gets a counter-offer of a version the server supports", nothing)
+}
+
+// counterOfferVersion is the version an initialize offering an unknown
+// version is judged under, so that it is judged once: the version it
+// landed on when the run judges that one, else the version of its process
+// when the run judges that, else the first the run judges ("" when the run
+// judges none: judge it under any).
+func counterOfferVersion(r *evidence.Run, h handshake) string {
+	switch {
+	case slices.Contains(r.Versions, h.answered):
+		return h.answered
+	case h.x.Process != nil && slices.Contains(r.Versions, h.x.Process.Version):
+		return h.x.Process.Version
+	case len(r.Versions) > 0:
+		return r.Versions[0]
+	}
+	return ""
 }
 
 // declared returns the client capabilities a process's initialize
@@ -346,43 +402,110 @@ func checkNoEarlyRequests(j *J) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d server requests, none before initialized but ping", t.n), "the server sent no requests")
+	return t.finding(fmt.Sprintf("%d server request(s), none before initialized but ping", t.n), "the server sent no requests")
+}
+
+// serverLogging reports whether the process completed an initialize whose
+// result declared the logging capability, and whether it completed one.
+func serverLogging(p *evidence.Process) (logging, initialized bool) {
+	for _, x := range p.Exchanges() {
+		if res := x.Result(); x.Method == "initialize" && res != nil {
+			initialized = true
+			if _, ok := wire.Object(res["capabilities"])["logging"]; ok {
+				logging = true
+			}
+		}
+	}
+	return logging, initialized
 }
 
 func checkNegotiatedRequests(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {
 		caps := declared(p)
+		logging, initialized := serverLogging(p)
 		eachMessage(&J{Processes: []*evidence.Process{p}}, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
-			if m.Kind() != wire.KindRequest {
-				return
-			}
-			t.judged()
-			if c := clientCapabilityOf(m.Method); c != "" && !caps[c] {
-				t.violate(At(p, e.Seq), "the server sent a %s request, but the client declared no %s capability", m.Method, c)
+			switch {
+			case m.Kind() == wire.KindRequest:
+				t.judged()
+				if c := clientCapabilityOf(m.Method); c != "" && !caps[c] {
+					t.violate(At(p, e.Seq), "the server sent %s request, but the client declared no %s capability", article(m.Method), c)
+				}
+			case m.Method == "notifications/message" && initialized:
+				// A log notification uses the server's own logging
+				// capability, which it must have declared (LIFE-10, and
+				// server/utilities/logging). The 2026-07-28 era has none.
+				if era, _ := p.EraAt(e.Seq); era == wire.EraModern {
+					return
+				}
+				t.judged()
+				if !logging {
+					t.violate(At(p, e.Seq), "the server sent notifications/message, but its initialize result declared no logging capability")
+				}
 			}
 		})
 	}
-	return t.finding(fmt.Sprintf("%d server requests, each within the client's capabilities", t.n), "the server sent no requests")
+	return t.finding(fmt.Sprintf("%d server request(s) and log notification(s), each within the negotiated capabilities", t.n), "the server sent no requests and no log notifications")
 }
 
 func checkUnknownClientCaps(j *J) Finding {
 	hs := handshakes(j.Run)
 	for _, h := range hs {
-		if !h.unknown || h.x.Stopped() {
+		if !h.unknown || h.x.Stopped() || h.x.NotSent() {
 			continue
 		}
-		if h.answered != "" {
-			return passed("initialize succeeded although the client declared capabilities the server cannot know")
-		}
-		for _, o := range hs {
-			if !o.unknown && o.offered == h.offered && o.answered != "" {
-				return exchangeFinding(broken("initialize with unknown client capabilities was refused, and the same initialize without them succeeded"), h.x)
+		// Judged under the version it landed on; a failed one under the
+		// version of its retry without the unknown capabilities, or else
+		// the version it offered.
+		landing := h.answered
+		var retry *handshake
+		if landing == "" {
+			for i, o := range hs {
+				if !o.unknown && o.offered == h.offered && o.answered != "" {
+					retry, landing = &hs[i], o.answered
+					break
+				}
 			}
+		}
+		if landing == "" {
+			landing = h.offered
+		}
+		if landing != j.Version {
+			continue
+		}
+		switch {
+		case h.answered != "":
+			return passed("initialize succeeded although the client declared capabilities the server cannot know")
+		case retry != nil:
+			return exchangeFinding(broken(fmt.Sprintf("initialize with unknown client capabilities failed (%s), and the same initialize without them succeeded", shortGot(h.x))), h.x)
 		}
 		return skipped("initialize failed with and without unknown client capabilities (initialize-completes judges it)")
 	}
-	return skipped("no initialize declared unknown client capabilities")
+	return skipped("no initialize under " + j.Version + " declared unknown client capabilities")
+}
+
+// serverCapability is a ServerCapabilities member and the versions whose
+// schema defines it.
+type serverCapability struct{ since, until string }
+
+// serverCapabilities are the members ServerCapabilities defines, each
+// from (and, for tasks, until) a version. Any other member is one the
+// server defines itself: the set is open, and its value any JSON.
+var serverCapabilities = map[string]serverCapability{
+	"experimental": {since: wire.V20241105},
+	"logging":      {since: wire.V20241105},
+	"prompts":      {since: wire.V20241105},
+	"resources":    {since: wire.V20241105},
+	"tools":        {since: wire.V20241105},
+	"completions":  {since: wire.V20250326},
+	"tasks":        {since: wire.V20251125, until: wire.V20251125},
+	"extensions":   {since: wire.V20260728},
+}
+
+// sortedKeys returns an object's member names in order, so that what a
+// check reports does not depend on map order.
+func sortedKeys(m map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 func checkCapsShape(j *J) Finding {
@@ -399,8 +522,16 @@ func checkCapsShape(j *J) Finding {
 	}
 	t.judged()
 	flags := map[string][]string{"resources": {"subscribe", "listChanged"}, "prompts": {"listChanged"}, "tools": {"listChanged"}}
-	for name, v := range caps {
-		if wire.Type(v) != "object" {
+	for _, name := range sortedKeys(caps) {
+		v := caps[name]
+		known, ok := serverCapabilities[name]
+		switch {
+		case !ok || known.until != "" && j.Version > known.until:
+			continue // a capability of the server's own: any value
+		case !wire.AtLeast(j.Version, known.since):
+			t.record(w, "capabilities.%s exists only from %s; the session negotiated %s (allowed: capability sets are open)", name, known.since, j.Version)
+			continue
+		case wire.Type(v) != "object":
 			t.violate(w, "capabilities.%s is %s, want an object", name, describeType(v))
 			continue
 		}
@@ -411,8 +542,8 @@ func checkCapsShape(j *J) Finding {
 			}
 		}
 		if name == "experimental" {
-			for k, ev := range inner {
-				if wire.Type(ev) != "object" {
+			for _, k := range sortedKeys(inner) {
+				if ev := inner[k]; wire.Type(ev) != "object" {
 					t.violate(w, "capabilities.experimental[%q] is %s, want an object", k, describeType(ev))
 				}
 			}
@@ -450,8 +581,27 @@ func checkDiscoverCompletes(j *J) Finding {
 		}
 		return skipped("the server does not serve " + wire.Modern + " (" + shortGot(x) + ")")
 	}
-	if j.Run.SpecVersion == wire.Modern && j.Run.Fatal != nil {
-		return broken(j.Run.Fatal.Message)
+	if r := j.Run; r.SpecVersion == wire.Modern && r.Fatal != nil {
+		if r.Fatal.Stage == "start" {
+			return harness(r.Fatal.Message)
+		}
+		// The server/discover that was to open the session: one the run
+		// stopped before it was answered judges nothing.
+		for _, p := range r.AllProcesses() {
+			for _, x := range p.Tagged(evidence.TagInit) {
+				if x.Method != "server/discover" {
+					continue
+				}
+				if x.Stopped() {
+					return harness("not judged: " + x.NoResponse.String())
+				}
+				return exchangeFinding(broken(r.Fatal.Message), x)
+			}
+		}
+		if r.Interrupted != "" {
+			return harness("not judged: the run was interrupted (" + r.Interrupted + ") before server/discover was sent")
+		}
+		return broken(r.Fatal.Message)
 	}
 	return skipped("no server/discover was sent")
 }
@@ -496,7 +646,9 @@ func cacheHints(t *tally, w *Where, what string, res map[string]json.RawMessage)
 	if rt != "complete" {
 		t.violate(w, "%s: resultType is %s, want \"complete\"", what, describeType(res["resultType"]))
 	}
-	if n, ok := wire.Int(res["ttlMs"]); !ok || n < 0 {
+	// Any integer of at least 0, however large (1e20 is one): compared by
+	// sign, not as an int64.
+	if n, ok := wire.Number(res["ttlMs"]); wire.Type(res["ttlMs"]) != "integer" || !ok || n < 0 {
 		t.violate(w, "%s: ttlMs is %s, want an integer of at least 0", what, describeType(res["ttlMs"]))
 	}
 	if cs, _ := wire.String(res["cacheScope"]); cs != "public" && cs != "private" {
@@ -528,12 +680,15 @@ func checkServerInfoMeta(j *J) Finding {
 		case si == nil:
 			t.violate(At(p, x.RecvSeq), "a %s result whose _meta does not name the server", x.Method)
 		default:
-			if _, ok := wire.String(si["name"]); !ok {
-				t.violate(At(p, x.RecvSeq), "a %s result whose serverInfo has no name", x.Method)
+			// The field is an Implementation: name and version both.
+			for _, k := range []string{"name", "version"} {
+				if _, ok := wire.String(si[k]); !ok {
+					t.violate(At(p, x.RecvSeq), "a %s result whose serverInfo has no %s string", x.Method, k)
+				}
 			}
 		}
 	})
-	return t.finding(fmt.Sprintf("%d results name the server", t.n), "no result of a 2026-07-28 request")
+	return t.finding(fmt.Sprintf("%d result(s) name the server", t.n), "no result of a 2026-07-28 request")
 }
 
 func checkExtensions(j *J) Finding {
@@ -551,10 +706,14 @@ func checkExtensions(j *J) Finding {
 		return Finding{Outcome: Violation, Message: "capabilities.extensions is " + describeType(ext) + ", want an object", Where: w}
 	}
 	t := &tally{}
-	for k, v := range m {
+	for _, k := range sortedKeys(m) {
+		v := m[k]
 		t.judged()
-		if !strings.Contains(k, "/") || !metaKeyRE.MatchString(k) {
-			t.violate(w, "extension key %q needs a prefix and must follow the _meta key grammar", clipString(k, 60))
+		switch {
+		case !metaKeyRE.MatchString(k):
+			t.violate(w, "extension key %q does not follow the _meta key grammar", clipString(k, 60))
+		case !strings.Contains(k, "/"):
+			t.violate(w, "extension key %q has no prefix, which extension identifiers must have", clipString(k, 60))
 		}
 		if wire.Type(v) != "object" {
 			t.violate(w, "extension %q is %s, want an object", clipString(k, 60), describeType(v))
@@ -565,13 +724,42 @@ func checkExtensions(j *J) Finding {
 
 func checkNoLogWithoutLevel(j *J) Finding {
 	t := &tally{}
+	asked := 0
 	eachModernMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
 		t.judged()
-		if m.Method == "notifications/message" {
-			t.violate(At(p, e.Seq), "notifications/message although no request set io.modelcontextprotocol/logLevel")
+		if m.Method != "notifications/message" {
+			return
+		}
+		switch {
+		case wire.SubscriptionID(m) != nil:
+			t.violate(At(p, e.Seq), "notifications/message on a subscriptions/listen stream (it carries a subscriptionId), where log messages are never delivered")
+		case levelInFlight(p, e.Seq) != nil:
+			asked++
+		default:
+			t.violate(At(p, e.Seq), "notifications/message although no request in flight set io.modelcontextprotocol/logLevel")
 		}
 	})
-	return t.finding(fmt.Sprintf("%d messages, no log notification", t.n), "no message of the 2026-07-28 era")
+	ok := fmt.Sprintf("%d messages, no log notification", t.n)
+	if asked > 0 {
+		ok = fmt.Sprintf("%d messages; %d log notification(s), each while a request that set io.modelcontextprotocol/logLevel was in flight", t.n, asked)
+	}
+	return t.finding(ok, "no message of the 2026-07-28 era")
+}
+
+// levelInFlight returns a request of the process that set
+// io.modelcontextprotocol/logLevel and was in flight at seq (sent before,
+// not answered yet), or nil: a log notification may be for that request.
+// A listen stream is no such request: logs never go on one.
+func levelInFlight(p *evidence.Process, seq int) *evidence.Exchange {
+	for _, x := range p.Exchanges() {
+		if x.Request == nil || x.SentSeq > seq || x.RecvSeq >= 0 && x.RecvSeq < seq || x.Method == "subscriptions/listen" {
+			continue
+		}
+		if _, ok := wire.Object(wire.Object(x.Request.Params)["_meta"])[wire.MetaLogLevel]; ok {
+			return x
+		}
+	}
+	return nil
 }
 
 // checkInputRequests judges input_required results: at least one of
@@ -594,8 +782,8 @@ func checkInputRequests(j *J, capsOnly bool) Finding {
 			return
 		}
 		declaredCaps := wire.Object(wire.Object(wire.Object(x.Request.Params)["_meta"])[wire.MetaClientCapabilities])
-		for key, v := range reqs {
-			method, _ := wire.String(wire.Object(v)["method"])
+		for _, key := range sortedKeys(reqs) {
+			method, _ := wire.String(wire.Object(reqs[key])["method"])
 			if c := clientCapabilityOf(method); c != "" {
 				if _, ok := declaredCaps[c]; !ok {
 					t.violate(w, "%s: inputRequests[%q] asks for %s, a client capability the request did not declare", x.Method, key, c)
@@ -603,5 +791,9 @@ func checkInputRequests(j *J, capsOnly bool) Finding {
 			}
 		}
 	})
-	return t.finding(fmt.Sprintf("%d input_required result(s) are well formed", t.n), "no result asked for input")
+	ok := fmt.Sprintf("%d input_required result(s) are well formed", t.n)
+	if capsOnly {
+		ok = fmt.Sprintf("%d input_required result(s) ask only for client capabilities their request declared", t.n)
+	}
+	return t.finding(ok, "no result asked for input")
 }

@@ -52,6 +52,16 @@ var (
 // deeper is not searched (a hostile server could nest thousands deep).
 const maxMetaDepth = 64
 
+// freeForm names the members whose value the schema leaves to the sender
+// (any JSON, a JSON Schema, a settings object): a "_meta" inside one is
+// data that happens to have that name, not the protocol's _meta. Logging
+// data, structured tool output, tool and elicitation schemas, sampling
+// metadata, experimental and extension settings.
+var freeForm = map[string]bool{
+	"data": true, "structuredContent": true, "inputSchema": true, "outputSchema": true,
+	"requestedSchema": true, "metadata": true, "experimental": true, "extensions": true,
+}
+
 // metaObjects yields every _meta member in the messages the server sent in
 // well-formed traffic, with where it was.
 func metaObjects(j *J, yield func(w *Where, where func() string, v json.RawMessage)) {
@@ -67,13 +77,16 @@ func metaObjects(j *J, yield func(w *Where, where func() string, v json.RawMessa
 			}
 			switch wire.Type(raw) {
 			case "object":
-				for k, v := range wire.Object(raw) {
-					if k == "_meta" {
+				obj := wire.Object(raw)
+				for _, k := range sortedKeys(obj) {
+					v := obj[k]
+					switch {
+					case k == "_meta":
 						where := func() string { return name + " " + strings.Join(append(path, "_meta"), ".") }
 						yield(At(p, e.Seq), where, v)
-						continue
+					case !freeForm[k]:
+						walk(append(path, k), v)
 					}
-					walk(append(path, k), v)
 				}
 			case "array":
 				items, _ := wire.Array(raw)
@@ -120,6 +133,32 @@ var definedMetaKeys = map[string]map[string]bool{
 	},
 }
 
+// metaKeySince returns the first version that defines a reserved key, or
+// "" when none does.
+func metaKeySince(k string) string {
+	for _, v := range wire.AllVersions {
+		if definedMetaKeys[v][k] {
+			return v
+		}
+	}
+	return ""
+}
+
+// extensionOfPrefix returns an extension the session's server declares
+// whose identifier has the prefix, or "".
+func extensionOfPrefix(j *J, prefix string) string {
+	if j.Session == nil {
+		return ""
+	}
+	ext := wire.Object(wire.Object(j.Caps().Raw)["extensions"])
+	for _, id := range sortedKeys(ext) {
+		if p, _, ok := strings.Cut(id, "/"); ok && strings.EqualFold(p, prefix) {
+			return id
+		}
+	}
+	return ""
+}
+
 func checkMeta(j *J, rule string) Finding {
 	t := &tally{}
 	metaObjects(j, func(w *Where, where func() string, v json.RawMessage) {
@@ -130,7 +169,7 @@ func checkMeta(j *J, rule string) Finding {
 			}
 			return
 		}
-		for k := range wire.Object(v) {
+		for _, k := range sortedKeys(wire.Object(v)) {
 			prefix, _, hasPrefix := strings.Cut(k, "/")
 			switch rule {
 			case "format":
@@ -142,7 +181,16 @@ func checkMeta(j *J, rule string) Finding {
 					t.violate(w, "%s: key %q: the prefix looks like a domain written forwards; use reverse DNS", where(), clipString(k, 60))
 				}
 			case "reserved":
-				if hasPrefix && reservedPrefix(prefix, j.Version) && !definedMetaKeys[j.Version][k] {
+				if !hasPrefix || !reservedPrefix(prefix, j.Version) || definedMetaKeys[j.Version][k] {
+					break
+				}
+				if since := metaKeySince(k); since > j.Version {
+					t.record(w, "%s: key %q is defined only from %s; the session negotiated %s (allowed: a newer member)", where(), clipString(k, 60), since, j.Version)
+				} else if ext := extensionOfPrefix(j, prefix); ext != "" {
+					// Official extensions define keys under the reserved
+					// prefix; which ones, only their documentation says.
+					t.record(w, "%s: key %q is not defined by the spec; it may be defined by %s, an extension the server declares", where(), clipString(k, 60), clipString(ext, 60))
+				} else {
 					t.violate(w, "%s: key %q uses a prefix reserved for the spec, which defines no such key in %s", where(), clipString(k, 60), j.Version)
 				}
 			}
@@ -152,40 +200,101 @@ func checkMeta(j *J, rule string) Finding {
 }
 
 // looksForwardDNS guesses that a prefix is a domain written forwards: its
-// last label is a common top-level domain and its first is not.
+// last label looks like a top-level domain and its first does not. Every
+// two-letter label is taken for a country's domain, so that the reverse
+// DNS of a country domain (de.example/, uk.co.example/) is never
+// mistaken.
 func looksForwardDNS(prefix string) bool {
 	labels := strings.Split(strings.ToLower(prefix), ".")
 	if len(labels) < 2 {
 		return false
 	}
-	tld := map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "ai": true, "app": true, "co": true}
-	return tld[labels[len(labels)-1]] && !tld[labels[0]]
+	tld := func(l string) bool { return len(l) == 2 || genericTLDs[l] }
+	return tld(labels[len(labels)-1]) && !tld(labels[0])
+}
+
+// genericTLDs are common generic top-level domains.
+var genericTLDs = map[string]bool{
+	"com": true, "org": true, "net": true, "edu": true, "gov": true, "mil": true, "int": true,
+	"info": true, "biz": true, "dev": true, "app": true, "xyz": true, "cloud": true, "tech": true,
 }
 
 var (
-	traceparentRE = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-	tracestateRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}(\s*,\s*[a-z0-9][a-z0-9_\-*/@]{0,255}=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255})*$`)
+	traceparentRE = regexp.MustCompile(`^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$`)
+	tracestateKey = regexp.MustCompile(`^(?:[a-z0-9][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})$`)
+	tracestateVal = regexp.MustCompile(`^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
 	baggageRE     = regexp.MustCompile(`^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*[^,;\s]*(\s*;[^,]*)?(\s*,\s*[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*[^,;\s]*(\s*;[^,]*)?)*$`)
 )
+
+// traceparentProblem says what is wrong with a W3C traceparent, or "".
+// A version above 00 may carry more fields after the four of 00.
+func traceparentProblem(s string) string {
+	m := traceparentRE.FindStringSubmatch(s)
+	switch {
+	case m == nil:
+		return "is not version-traceid-parentid-flags in lowercase hex"
+	case m[1] == "ff":
+		return "has the invalid version ff"
+	case m[1] == "00" && m[5] != "":
+		return "has fields after the flags, which version 00 does not allow"
+	case strings.Trim(m[2], "0") == "":
+		return "has an all-zero trace-id"
+	case strings.Trim(m[3], "0") == "":
+		return "has an all-zero parent-id"
+	}
+	return ""
+}
+
+// tracestateProblem says what is wrong with a W3C tracestate, or "":
+// up to 32 key=value members, separated by commas with optional spaces;
+// empty members are allowed.
+func tracestateProblem(s string) string {
+	n := 0
+	for _, member := range strings.Split(s, ",") {
+		member = strings.Trim(member, " \t")
+		if member == "" {
+			continue
+		}
+		n++
+		k, v, ok := strings.Cut(member, "=")
+		if !ok || !tracestateKey.MatchString(k) || !tracestateVal.MatchString(v) {
+			return fmt.Sprintf("has the member %q, not key=value in the W3C grammar", clipString(member, 40))
+		}
+	}
+	if n > 32 {
+		return fmt.Sprintf("has %d members; at most 32 are allowed", n)
+	}
+	return ""
+}
 
 func checkTraceContext(j *J) Finding {
 	t := &tally{}
 	metaObjects(j, func(w *Where, where func() string, v json.RawMessage) {
-		for k, val := range wire.Object(v) {
-			var re *regexp.Regexp
+		obj := wire.Object(v)
+		for _, k := range sortedKeys(obj) {
+			val := obj[k]
+			var problem func(string) string
 			switch k {
 			case "traceparent":
-				re = traceparentRE
+				problem = traceparentProblem
 			case "tracestate":
-				re = tracestateRE
+				problem = tracestateProblem
 			case "baggage":
-				re = baggageRE
+				problem = func(s string) string {
+					if baggageRE.MatchString(s) {
+						return ""
+					}
+					return "is not a list of key=value members"
+				}
 			default:
 				continue
 			}
 			t.judged()
-			if s, ok := wire.String(val); !ok || !re.MatchString(s) {
-				t.violate(w, "%s: %s %s is not in the W3C format", where(), k, clipJSON(val, 80))
+			s, ok := wire.String(val)
+			if !ok {
+				t.violate(w, "%s: %s is %s, want a string in the W3C format", where(), k, describeType(val))
+			} else if why := problem(s); why != "" {
+				t.violate(w, "%s: %s %s %s", where(), k, clipJSON(val, 80), why)
 			}
 		}
 	})

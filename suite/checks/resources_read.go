@@ -34,7 +34,7 @@ func resourcesReadChecks() []*Check {
 			Judge:       checkTextIsText,
 		},
 		{
-			ID: "input-required-shape", Requirement: "RES-READ-13", Area: "resources",
+			ID: "input-required-shape", Requirement: "RES-READ-16", Area: "resources",
 			Description: "an input_required read result has inputRequests or requestState (at least one)",
 			Requires:    []string{"resources"},
 			Judge:       checkReadInputRequired,
