@@ -297,7 +297,14 @@ func buildIndex(p *Process) *exchanges {
 				}
 				r := &Reply{Msg: m, Seq: e.Seq, To: -1}
 				x.replies = append(x.replies, r)
-				pick := answeredLine(m, e.Seq, entries, openOrder, open, provokedSent)
+				// A reply inside a probe's or a test's marks answers a line
+				// of that span: an older line left open elsewhere does not
+				// capture it.
+				floor := -1
+				for _, from := range begins {
+					floor = max(floor, from)
+				}
+				pick := answeredLine(m, e.Seq, floor, entries, openOrder, open, provokedSent)
 				if pick >= 0 {
 					r.To = pick
 					open[pick] = false
@@ -411,8 +418,11 @@ func usableID(id json.RawMessage) json.RawMessage {
 // kind its code names (-32700 a line that is not JSON, other codes a line
 // that is JSON with an unusable id); else a batch line answered as a
 // whole; else, for a response without an id, the latest notification
-// before it (a reply to a notification follows it).
-func answeredLine(m *wire.Message, seq int, entries []transcript.Entry, order []int, open, provoked map[int]bool) int {
+// before it (a reply to a notification follows it). Only lines at or
+// after floor count (the start of the innermost marks the response came
+// in): a reply inside a test answers that test's lines. Failing all of
+// these, an open provoking line before floor: a late reply to a probe.
+func answeredLine(m *wire.Message, seq, floor int, entries []transcript.Entry, order []int, open, provoked map[int]bool) int {
 	if !wire.IsNullID(m.ID) {
 		pick := -1
 		for _, s := range order {
@@ -425,41 +435,52 @@ func answeredLine(m *wire.Message, seq int, entries []transcript.Entry, order []
 		}
 	}
 	code, _ := wire.Int(wire.Object(m.Error)["code"])
-	first, fitting := -1, -1
-	for _, s := range order {
-		if !open[s] || s > seq || !provoked[s] {
-			continue
+	// provokedLine picks among the open provoking lines from lo on.
+	provokedLine := func(lo int) int {
+		first, fitting := -1, -1
+		for _, s := range order {
+			if !open[s] || s > seq || s < lo || !provoked[s] {
+				continue
+			}
+			if usableID(readableID(entries[s])) != nil && !entries[s].Batch && !wire.IsNullID(m.ID) {
+				// It had a usable id: an answer with another id is not its
+				// own. A null id may be: a server that could not make sense
+				// of the request may not have found its id either.
+				continue
+			}
+			if first < 0 {
+				first = s
+			}
+			parsed := json.Valid(bytes.TrimSpace(entries[s].Data))
+			if fitting < 0 && (code == wire.CodeParseError) == !parsed {
+				fitting = s
+			}
 		}
-		if usableID(readableID(entries[s])) != nil && !entries[s].Batch {
-			continue // it had a usable id: its answer would carry it
+		if fitting >= 0 {
+			return fitting
 		}
-		if first < 0 {
-			first = s
-		}
-		parsed := json.Valid(bytes.TrimSpace(entries[s].Data))
-		if fitting < 0 && (code == wire.CodeParseError) == !parsed {
-			fitting = s
-		}
-	}
-	if fitting >= 0 {
-		return fitting
-	}
-	if first >= 0 {
 		return first
 	}
-	if !wire.IsNullID(m.ID) {
-		return -1
+	if pick := provokedLine(floor); pick >= 0 {
+		return pick
 	}
-	for _, s := range order {
-		if open[s] && s <= seq && entries[s].Batch {
-			return s
+	if wire.IsNullID(m.ID) {
+		for _, s := range order {
+			if open[s] && s <= seq && s >= floor && entries[s].Batch {
+				return s
+			}
+		}
+		pick := -1
+		for _, s := range order {
+			if open[s] && s <= seq && s >= floor && !provoked[s] && usableID(readableID(entries[s])) == nil {
+				pick = s
+			}
+		}
+		if pick >= 0 {
+			return pick
 		}
 	}
-	pick := -1
-	for _, s := range order {
-		if open[s] && s <= seq && !provoked[s] && usableID(readableID(entries[s])) == nil {
-			pick = s
-		}
-	}
-	return pick
+	// A late reply, after the marks of the test that provoked it closed:
+	// it still answers that provocation rather than nothing.
+	return provokedLine(-1)
 }

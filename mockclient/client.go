@@ -389,6 +389,7 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stop error
+	waited := timeout
 	// A line still arriving when the deadline passes may be this response,
 	// slowed by its size (50 MB through a pipe): wait on while it grows, up
 	// to slowLineFactor deadlines in all, but only while it can still be a
@@ -403,7 +404,8 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 				timer.Reset(timeout)
 				continue
 			}
-			stop = fmt.Errorf("%w (%s)", ErrTimeout, time.Duration(n)*timeout)
+			waited = time.Duration(n) * timeout
+			stop = fmt.Errorf("%w (%s)", ErrTimeout, waited)
 		case <-ctx.Done():
 			stop = fmt.Errorf("%w before the response (%w)", ErrStopped, ctx.Err())
 		}
@@ -414,7 +416,8 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 			x.Err = stop
 			if errors.Is(stop, ErrTimeout) {
 				c.opts.Stalls.add(c, method, false)
-				c.noResponse(x, transcript.ReasonTimeout, time.Since(start).Round(time.Millisecond), "")
+				c.noResponse(x, transcript.ReasonTimeout, waited, "")
+				c.cancelTimedOut(x, waited)
 			} else {
 				c.noResponse(x, transcript.ReasonStopped, 0, "")
 			}
@@ -455,6 +458,23 @@ func (c *Client) NotifyTagged(tag, method string, params any) error {
 	}
 	_, err = c.write(tag, line)
 	return err
+}
+
+// TagTimeoutCancel tags the notifications/cancelled the client sends for a
+// request whose deadline passed.
+const TagTimeoutCancel = "timeout-cancel"
+
+// cancelTimedOut keeps the sender's side of the timeout rule (LIFE-15; on
+// stdio in 2026-07-28 a MUST): a request that timed out is cancelled, so a
+// server may stop working on it and owes it no response. initialize is
+// never cancelled: clients MUST NOT.
+func (c *Client) cancelTimedOut(x *Exchange, waited time.Duration) {
+	if x.Method == "initialize" || x.SentSeq < 0 {
+		return
+	}
+	_ = c.NotifyTagged(TagTimeoutCancel, "notifications/cancelled", map[string]any{
+		"requestId": x.ID, "reason": "no response within " + waited.String(),
+	})
 }
 
 // SendRaw writes line followed by a newline, whatever it holds. Robustness

@@ -24,6 +24,11 @@ type Fault struct {
 	Also        []string
 	Version     string
 	Harness     bool
+	// Silent marks a fault that shows only as silence within the
+	// harness's deadlines: no rule is proven broken (the server may be
+	// slow), so the suite reports Requirement as not judged (error),
+	// never as a fail.
+	Silent bool
 	// Disputed marks a fault the suite warns about at most: a point where
 	// the spec contradicts itself, or the SHOULD part of a requirement
 	// that also holds a MUST.
@@ -71,7 +76,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "server-request-id-reused", Layer: "jsonrpc", Requirement: "JSONRPC-04", Description: `after notifications/initialized sends two ping requests with the same id "srv-1"`}},
 	{Fault: Fault{Name: "id-null-accepted", Layer: "jsonrpc", Requirement: "JSONRPC-03", Description: `serves requests whose id is null and answers them with "id": null`}},
 	{Fault: Fault{Name: "parse-error-bad-id", Layer: "jsonrpc", Requirement: "JSONRPC-16", Description: "answers unparseable lines with -32700 carrying the invented id 0 instead of null"}},
-	{Fault: Fault{Name: "batch-unsupported", Layer: "jsonrpc", Requirement: "JSONRPC-11", Version: "2025-03-26", Description: "in a 2025-03-26 session silently ignores lines holding a batch array"}},
+	{Fault: Fault{Name: "batch-unsupported", Layer: "jsonrpc", Requirement: "JSONRPC-11", Version: "2025-03-26", Description: "in a 2025-03-26 session refuses lines holding a batch array with one -32600, as a server that parses one object per line"}},
 	{Fault: Fault{Name: "no-parse-error", Layer: "jsonrpc", Requirement: "ERR-01", Disputed: true, Description: "silently ignores unparseable lines instead of answering -32700"}},
 	{Fault: Fault{Name: "crash-on-parse-error", Layer: "jsonrpc", Requirement: "ERR-01", Description: "exits with status 1 on an unparseable line"}, process: true},
 	{Fault: Fault{Name: "no-invalid-request", Layer: "jsonrpc", Requirement: "ERR-02", Also: []string{"JSONRPC-03"}, Disputed: true, Description: "silently ignores structurally invalid messages instead of answering -32600"}},
@@ -215,8 +220,8 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "crash-on-start", Layer: "process", Requirement: "LIFE-01", Also: []string{"STDIO-01", "JSONRPC-18"}, Description: "writes a line to stderr and exits with status 3 before reading anything"}, process: true},
 	{Fault: Fault{Name: "crash-on-read", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10"}, Description: "exits with status 1 on the first resources/read"}, process: true},
 	{Fault: Fault{Name: "exit-after-initialize", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-01", "ERR-02", "JSONRPC-03", "JSONRPC-17", "JSONRPC-12"}, Description: "exits with status 0 right after the initialize response"}, process: true},
-	{Fault: Fault{Name: "hang-on-list", Layer: "process", Requirement: "JSONRPC-18", Description: "never answers resources/list (everything else is answered)"}},
-	{Fault: Fault{Name: "hang-on-read", Layer: "process", Requirement: "JSONRPC-18", Description: "never answers resources/read (everything else is answered)"}},
+	{Fault: Fault{Name: "hang-on-list", Layer: "process", Requirement: "JSONRPC-18", Silent: true, Description: "never answers resources/list (everything else is answered)"}},
+	{Fault: Fault{Name: "hang-on-read", Layer: "process", Requirement: "JSONRPC-18", Silent: true, Description: "never answers resources/read (everything else is answered)"}},
 	{Fault: Fault{Name: "slow", Layer: "process", Requirement: "PING-01", Harness: true, Description: "delays every response by 300 ms (within the suite's thresholds)"}},
 	{Fault: Fault{Name: "ignore-sigterm", Layer: "process", Requirement: "STDIO-08", Harness: true, Description: "ignores SIGTERM, so only SIGKILL ends it after stdin is closed"}, process: true},
 	{Fault: Fault{Name: "ignore-stdin-eof", Layer: "process", Requirement: "STDIO-08", Harness: true, Description: "keeps running after stdin EOF until it is signalled"}},

@@ -250,10 +250,12 @@ var faultEffects = map[string]func(out string) bool{
 	"params-array": func(o string) bool {
 		return strings.Contains(o, `"method":"notifications/resources/list_changed","params":[]`)
 	},
-	"server-request-bad-id":     func(o string) bool { return strings.Contains(o, `"id":1.5,"method":"ping"`) },
-	"id-null-accepted":          func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
-	"parse-error-bad-id":        func(o string) bool { return strings.Contains(o, `"id":0,"error":{"code":-32700`) },
-	"batch-unsupported":         func(o string) bool { return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) },
+	"server-request-bad-id": func(o string) bool { return strings.Contains(o, `"id":1.5,"method":"ping"`) },
+	"id-null-accepted":      func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
+	"parse-error-bad-id":    func(o string) bool { return strings.Contains(o, `"id":0,"error":{"code":-32700`) },
+	"batch-unsupported": func(o string) bool {
+		return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) && strings.Contains(o, "batches are not supported")
+	},
 	"no-parse-error":            func(o string) bool { return !strings.Contains(o, "-32700") },
 	"no-invalid-request":        func(o string) bool { return !strings.Contains(o, `"code":-32600,"message":"Invalid request`) },
 	"unknown-method-wrong-code": func(o string) bool { return strings.Contains(o, `"error":{"code":-32602,"message":"Method not found`) },

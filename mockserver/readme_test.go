@@ -35,6 +35,9 @@ func TestREADMEFaultTable(t *testing.T) {
 		if f.Harness {
 			breaks = "nothing (" + f.Requirement + ": exercises the harness)"
 		}
+		if f.Silent {
+			breaks += " (silence: reported as not judged, never a fail)"
+		}
 		version := f.Version
 		if version == "" {
 			version = "newest"

@@ -310,6 +310,9 @@ func (s *server) handleBatch(line []byte) {
 	_ = json.Unmarshal(line, &elems)
 	switch {
 	case batching && s.version == "2025-03-26" && s.faults.has("batch-unsupported"):
+		// As a server that parses one object per line: the array is no
+		// request to it.
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: batches are not supported."}))
 		return
 	case !batching || len(elems) == 0:
 		if s.faults.has("no-invalid-request") {

@@ -51,7 +51,7 @@ func TestWriteJSONValidates(t *testing.T) {
 			if err := schema.Validate(inst); err != nil {
 				t.Errorf("report does not match its schema: %v", err)
 			}
-			if !strings.HasPrefix(b.String(), "{\n  \"schemaVersion\": 1,\n") {
+			if !strings.HasPrefix(b.String(), "{\n  \"schemaVersion\": 2,\n") {
 				t.Errorf("not two-space indented with schemaVersion first: %.60q", b.String())
 			}
 		})

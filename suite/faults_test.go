@@ -93,7 +93,9 @@ func severityIn(id, v string) (reports.Verdict, bool) {
 // version under test (fail, warn or info), and reports no fail or warn
 // under any requirement the fault does not declare (its own or one of its
 // declared consequences). Harness faults break nothing: nothing may fail,
-// warn or error. Every run ends within its deadlines.
+// warn or error. Silent faults (hangs) prove nothing broken: their
+// requirement is reported as not judged (error), and nothing fails. Every
+// run ends within its deadlines.
 func TestEveryFaultIsDetected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite once per fault")
@@ -118,6 +120,10 @@ func TestEveryFaultIsDetected(t *testing.T) {
 			for _, r := range results {
 				bad := r.Verdict == reports.Fail || r.Verdict == reports.Warn
 				switch {
+				case f.Silent && r.Verdict == reports.Fail:
+					t.Errorf("a silent fault failed %s [%s, %s]: silence within a deadline proves nothing: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+				case r.Verdict == reports.Error && f.Silent && declared[r.Requirement]:
+					// Silence is reported as not judged, where declared.
 				case r.Verdict == reports.Error:
 					t.Errorf("harness error: %s [%s, %s]: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
 				case bad && !declared[r.Requirement]:
@@ -130,6 +136,9 @@ func TestEveryFaultIsDetected(t *testing.T) {
 			want, ok := severityIn(f.Requirement, v)
 			if !ok {
 				t.Fatalf("fault %s breaks %s, which the catalogue does not have in %s", f.Name, f.Requirement, v)
+			}
+			if f.Silent {
+				want = reports.Error
 			}
 			if f.Disputed && want == reports.Fail {
 				want = reports.Warn // the spec contradicts itself there: a warning at most

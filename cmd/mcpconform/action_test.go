@@ -214,8 +214,8 @@ func TestActionRunStep(t *testing.T) {
 		{
 			name: "strict, quoted arguments and extra args",
 			inputs: map[string]string{
-				"command": q(bin) + ` mock "--fault" 'unknown-method-wrong-code'`, "strict": "true",
-				"extra-args": `--only "area:errors" --timeout 20s`, "spec-version": "2025-06-18", "report-dir": "out dir",
+				"command": q(bin) + ` mock "--fault" 'unknown-uri-internal'`, "strict": "true",
+				"extra-args": `--only "resources-read-unknown-uri*" --timeout 20s`, "spec-version": "2025-06-18", "report-dir": "out dir",
 			},
 			code:    1,
 			summary: "NONCONFORMANT",

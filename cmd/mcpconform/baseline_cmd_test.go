@@ -237,7 +237,7 @@ func writeFile(t *testing.T, dir, name, content string) {
 // those warnings as failures, so the CI test tab agrees with the exit code.
 func TestBaselineStrict(t *testing.T) {
 	t.Parallel()
-	const warningFault = "unknown-method-wrong-code" // breaks SHOULD rules only
+	const warningFault = "unknown-uri-internal" // breaks SHOULD rules only
 	dir := t.TempDir()
 
 	r := runCLIIn(t, dir, append([]string{"baseline", "--write", "plain.yaml", "--"}, mockArgs(t, warningFault)...)...)

@@ -54,7 +54,7 @@ func TestColorOnTerminal(t *testing.T) {
 				t.Errorf("coloured: got %v, want %v\n%q", coloured, tc.color, tail(term, 400))
 			}
 			if len(tc.args) == 2 && tc.args[1] == "-" {
-				if strings.Contains(term, "\x1b") || !strings.Contains(term, `"schemaVersion": 1`) {
+				if strings.Contains(term, "\x1b") || !strings.Contains(term, `"schemaVersion": 2`) {
 					t.Errorf("stdout holds more than the JSON report: %q", tail(term, 400))
 				}
 				if !strings.Contains(pipe.String(), "CONFORMANT") {

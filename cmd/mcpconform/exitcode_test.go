@@ -20,18 +20,21 @@ func TestExitCodes(t *testing.T) {
 		code int
 		// oneLine: stderr must be exactly one line containing this.
 		oneLine string
+		// firstLine: stderr's first line must contain this; the lines
+		// after it give the server's stderr and a hint.
+		firstLine string
 	}{
-		{"reference server", func(*testing.T) []string { return nil }, exitConformant, ""},
-		{"MUST fault", func(t *testing.T) []string { return against(t, nil, "ping-not-empty") }, exitNonconformant, ""},
-		{"--strict without warnings", func(t *testing.T) []string { return against(t, []string{"--strict"}) }, exitConformant, ""},
-		{"unknown flag", func(*testing.T) []string { return []string{"--no-such-flag"} }, exitUsage, "flag provided but not defined: -no-such-flag"},
-		{"bad flag value", func(*testing.T) []string { return []string{"--timeout", "soon"} }, exitUsage, `invalid value "soon" for flag -timeout`},
-		{"unknown spec version", func(*testing.T) []string { return []string{"--spec-version", "1999-01-01"} }, exitUsage, `unknown --spec-version "1999-01-01"`},
-		{"unknown --only", func(*testing.T) []string { return []string{"--only", "no-such-check"} }, exitUsage, `--only "no-such-check" matches no check`},
-		{"bad glob", func(*testing.T) []string { return []string{"--skip", "res[ources"} }, exitUsage, "bad glob pattern"},
-		{"report into a missing directory", func(*testing.T) []string { return []string{"--json", "no/such/dir/r.json"} }, exitUsage, "cannot write no/such/dir/r.json"},
-		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "the server could not be started"},
-		{"server exits before initialize", func(t *testing.T) []string { return against(t, nil, "crash-on-start") }, exitTarget, "never completed initialize"},
+		{"reference server", func(*testing.T) []string { return nil }, exitConformant, "", ""},
+		{"MUST fault", func(t *testing.T) []string { return against(t, nil, "ping-not-empty") }, exitNonconformant, "", ""},
+		{"--strict without warnings", func(t *testing.T) []string { return against(t, []string{"--strict"}) }, exitConformant, "", ""},
+		{"unknown flag", func(*testing.T) []string { return []string{"--no-such-flag"} }, exitUsage, "flag provided but not defined: -no-such-flag", ""},
+		{"bad flag value", func(*testing.T) []string { return []string{"--timeout", "soon"} }, exitUsage, `invalid value "soon" for flag -timeout`, ""},
+		{"unknown spec version", func(*testing.T) []string { return []string{"--spec-version", "1999-01-01"} }, exitUsage, `unknown --spec-version "1999-01-01"`, ""},
+		{"unknown --only", func(*testing.T) []string { return []string{"--only", "no-such-check"} }, exitUsage, `--only "no-such-check" matches no check`, ""},
+		{"bad glob", func(*testing.T) []string { return []string{"--skip", "res[ources"} }, exitUsage, "bad glob pattern", ""},
+		{"report into a missing directory", func(*testing.T) []string { return []string{"--json", "no/such/dir/r.json"} }, exitUsage, "cannot write no/such/dir/r.json", ""},
+		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: exec: "},
+		{"server exits before initialize", func(t *testing.T) []string { return against(t, nil, "crash-on-start") }, exitTarget, "", "the server did not start: it exited with status 3 before answering initialize"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -44,6 +47,9 @@ func TestExitCodes(t *testing.T) {
 				if len(lines) != 1 || !strings.Contains(lines[0], tc.oneLine) || !strings.HasPrefix(lines[0], "mcpconform: ") {
 					t.Errorf("stderr: got %q, want one line starting with \"mcpconform: \" and containing %q", r.stderr, tc.oneLine)
 				}
+			}
+			if first, _, _ := strings.Cut(r.stderr, "\n"); tc.firstLine != "" && (!strings.HasPrefix(first, "mcpconform: ") || !strings.Contains(first, tc.firstLine)) {
+				t.Errorf("stderr: got %q, want a first line starting with \"mcpconform: \" and containing %q", r.stderr, tc.firstLine)
 			}
 			if tc.code == exitUsage && r.stdout != "" {
 				t.Errorf("a usage error printed a report: %q", tail(r.stdout, 300))
@@ -110,7 +116,7 @@ func TestStrictReport(t *testing.T) {
 		if strict {
 			flags = append(flags, "--strict")
 		}
-		r := runCLIIn(t, dir, against(t, flags, "unknown-method-wrong-code")...)
+		r := runCLIIn(t, dir, against(t, flags, "unknown-uri-internal")...)
 		rep := readJSONReport(t, filepath.Join(dir, "r.json"))
 		if rep.Summary.Warn == 0 || rep.Summary.Fail != 0 {
 			t.Fatalf("want warnings and no failure, got %+v", rep.Summary)

@@ -13,7 +13,7 @@ import (
 
 // interrupts turns SIGINT and SIGTERM into a cancelled context for as long
 // as the command runs (execution, judging and report writing alike). A
-// second signal ends the process at once, with exitInterrupted.
+// second signal ends the process at once, with exitIncomplete.
 type interrupts struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -38,7 +38,7 @@ func catchInterrupts(stderr io.Writer) *interrupts {
 					continue
 				}
 				fmt.Fprintf(stderr, "mcpconform: %s again: quitting without a report\n", s)
-				os.Exit(exitInterrupted)
+				os.Exit(exitIncomplete)
 			case <-in.done:
 				return
 			}

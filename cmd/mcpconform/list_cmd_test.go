@@ -30,7 +30,7 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, level := range []string{"MUST", "SHOULD", "MAY", "schema", "derived", "unspecified", "schema-should"} {
-		if !regexp.MustCompile(`(?m)^  [^\n]*` + regexp.QuoteMeta(level)).MatchString(text[strings.Index(text, "Levels:"):]) {
+		if !regexp.MustCompile(`(?m)^  [^\n]*` + regexp.QuoteMeta(level)).MatchString(text[strings.Index(text, "Levels ("):]) {
 			t.Errorf("the legend of mcpconform list does not explain %s", level)
 		}
 		if !regexp.MustCompile("(?m)^\\| `?" + regexp.QuoteMeta(level)).Match(readme) {
@@ -38,7 +38,7 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := runList([]string{"--checks"}, &out, &errOut); code != exitConformant || !strings.Contains(out.String(), "Levels:") {
+	if code := runList([]string{"--checks"}, &out, &errOut); code != exitConformant || !strings.Contains(out.String(), "Levels (") {
 		t.Errorf("list --checks: exit %d, no legend", code)
 	}
 }

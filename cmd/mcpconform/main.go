@@ -11,7 +11,8 @@
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize,
-// 4 the run was cut short (a signal, --run-timeout): the report is partial.
+// 4 the run could not judge everything: it was cut short (a signal,
+// --run-timeout: the report is partial), or a check ended in error.
 package main
 
 import (
@@ -26,9 +27,11 @@ const (
 	exitNonconformant = 1
 	exitUsage         = 2
 	exitTarget        = 3
-	// exitInterrupted: the harness gave up (a signal, --run-timeout): the
-	// report is partial and its verdict is "error".
-	exitInterrupted = 4
+	// exitIncomplete: the run could not judge everything and found no
+	// failure: it was cut short (a signal, --run-timeout; then whatever it
+	// found), or a check ended in error (a harness deadline or limit).
+	// The verdict is "error".
+	exitIncomplete = 4
 )
 
 // version may be set at build time with -ldflags "-X main.version=...";
@@ -104,7 +107,9 @@ Usage:
 A server binary named like a sub-command is run as ./mock, ./list, ...
 
 Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration error,
-3 the server could not be started or never completed initialize.
+3 the server could not be started or never completed initialize, 4 the run
+could not judge everything (interrupted, or a check ended in error) and found
+no failure; an interrupted run exits 4 whatever it found.
 
 A report given - (--json -, for instance) is written to stdout, and the
 console report then goes to stderr; only one report can take -.

@@ -95,6 +95,9 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if f.Harness {
 				breaks, level = "-", "harness"
 			}
+			if f.Silent {
+				level = "silence (not judged)"
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Layer, breaks, level, v, f.Description)
 		}
 		tw.Flush()

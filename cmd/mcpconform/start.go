@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/transcript"
 )
@@ -33,7 +34,7 @@ func diagnoseStart(run *evidence.Run, o *options) *reports.StartFailure {
 	f.StderrTail = lastLines(p.StderrTail, 8)
 	switch {
 	case p.StartError != "":
-		f.What = "the command could not be started: " + p.StartError
+		f.What = "the command could not be started: " + strings.TrimPrefix(p.StartError, mockclient.ErrStart.Error()+": ")
 		if len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t") {
 			f.Hint = fmt.Sprintf("no program is named %q: did you mean to split it into words (mcpconform %s)?", run.Command[0], strings.Join(strings.Fields(run.Command[0]), " "))
 		}
@@ -52,6 +53,8 @@ func diagnoseStart(run *evidence.Run, o *options) *reports.StartFailure {
 		}
 	case exit != nil && exit.Stage == transcript.BeforeShutdown:
 		f.What = fmt.Sprintf("it %s after writing something other than an answer to initialize (%s)", exitWords(exit), run.Fatal.Message)
+	case !heard(p) && exit == nil && ran(p, transcript.ReasonTimeout):
+		f.What = fmt.Sprintf("it started but wrote nothing on stdout within the start-up deadline (--start-timeout %s)", o.startTimeout)
 	case !heard(p):
 		f.What = "it started but wrote nothing on stdout: " + run.Fatal.Message
 	}
@@ -168,4 +171,14 @@ func printDidNotStart(w io.Writer, f *reports.StartFailure) {
 	if f.Hint != "" {
 		fmt.Fprintf(w, "  hint: %s\n", reports.Escape(f.Hint))
 	}
+}
+
+// ran reports whether a request of the process ended for reason.
+func ran(p *evidence.Process, reason transcript.Reason) bool {
+	for _, e := range p.Entries() {
+		if nr := e.Event.NoResponse; nr != nil && nr.Reason == reason {
+			return true
+		}
+	}
+	return false
 }

@@ -214,13 +214,18 @@ func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.Fil
 		rep.Summary.Verdict = reports.Nonconformant
 		fmt.Fprintf(stderr, "mcpconform: --strict: %d warning(s) fail the run\n", rep.Summary.Warn)
 	}
-	if rep.Summary.Verdict == reports.Nonconformant {
+	switch rep.Summary.Verdict {
+	case reports.Nonconformant:
 		code = exitNonconformant
+	case reports.ErrorVerdict:
+		// Never more conformant than the evidence: what could not be
+		// judged does not pass a CI gate.
+		code = exitIncomplete
 	}
 	if rep.Interrupted != "" {
 		fmt.Fprintf(stderr, "mcpconform: %s; the report is partial\n", rep.Interrupted)
 		rep.Summary.Verdict = reports.ErrorVerdict
-		code = exitInterrupted
+		code = exitIncomplete
 	}
 	return rep, code
 }

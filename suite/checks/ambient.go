@@ -73,3 +73,32 @@ func eachErrorCode(j *J, yield func(p *evidence.Process, x *evidence.Exchange, c
 		}
 	})
 }
+
+// garbled says what the server wrote on stdout, between sending x and
+// giving up on it, that could have been x's response but could not be
+// read as one: a line that is no message, or a response whose id no
+// request carried. Silence explained so is judged by the checks of those
+// lines (framing, id echo), not as silence. "" when nothing was.
+func garbled(p *evidence.Process, x *evidence.Exchange) string {
+	if x.SentSeq < 0 || x.EventSeq <= x.SentSeq {
+		return ""
+	}
+	ids := map[string]bool{}
+	for _, y := range p.Exchanges() {
+		ids[wire.LooseIDKey(y.ID)] = true
+	}
+	for _, e := range p.Transcript.Slice(x.SentSeq+1, x.EventSeq) {
+		if e.Dir != transcript.Recv {
+			continue
+		}
+		if len(e.Msgs) == 0 && len(e.Issues) > 0 && !e.Has(wire.IssueBlank) {
+			return "a line that is no message (" + string(e.Issues[0]) + ")"
+		}
+		for _, m := range e.Msgs {
+			if m.Kind() == wire.KindResponse && !wire.IsNullID(m.ID) && !ids[wire.LooseIDKey(m.ID)] {
+				return "a response with id " + clipJSON(m.ID, 40) + ", which no request carried"
+			}
+		}
+	}
+	return ""
+}

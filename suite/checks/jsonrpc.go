@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -330,6 +331,9 @@ func checkUnsolicited(j *J) Finding {
 				continue
 			}
 			switch {
+			case r.To >= 0 && holdsRequest(entries[r.To]):
+				// It answers a line with a request in it (a batch answered
+				// as a whole, say): solicited, and judged by what sent it.
 			case r.To >= 0:
 				what := "a line"
 				if ms := entries[r.To].Msgs; len(ms) == 1 && ms[0].Method != "" {
@@ -342,6 +346,16 @@ func checkUnsolicited(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d responses, each answering a request", t.n), "no response to judge")
+}
+
+// holdsRequest reports whether a client line carries a request.
+func holdsRequest(e transcript.Entry) bool {
+	for _, m := range e.Msgs {
+		if m.Kind() == wire.KindRequest {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNoBatches fails every JSON array the server writes from 2025-06-18
@@ -393,9 +407,18 @@ func checkBatch(j *J) Finding {
 	for _, b := range arrays {
 		batched = batched && b
 	}
+	seq := xs[0].SentSeq
 	switch {
+	case answered == 0 && p.ReplyTo(seq) != nil:
+		f.Outcome, f.Message = Violation, "the batch line was answered with "+clipJSON(p.ReplyTo(seq).Msg.Raw, 200)+", not with the responses to its requests"
+	case answered == 0 && exitedOnItsOwn(p):
+		f.Outcome, f.Message = Violation, "the server exited after the batch line without answering it ("+p.Exit().String()+")"
+	case answered == 0 && answeredAfter(p, seq):
+		// Silence within the probe's window proves nothing by itself;
+		// later requests answered first make a dropped batch likely.
+		f.Outcome, f.Message = Disputed, "no response to either request of the batch within the harness's deadline, though the server answered later requests: it seems to drop batches (a deadline proves nothing, so this is a warning)"
 	case answered == 0:
-		f.Outcome, f.Message = Violation, "no answer to a batch line"
+		return harness("not judged: no response to the batch within the harness's deadline, and none to later requests either")
 	case answered < len(xs):
 		f.Outcome, f.Message = Violation, fmt.Sprintf("%d of the %d requests of the batch were answered", answered, len(xs))
 	case !batched:
@@ -407,6 +430,24 @@ func checkBatch(j *J) Finding {
 		return passed("one array with both responses")
 	}
 	return f
+}
+
+// exitedOnItsOwn reports whether the process exited before the harness
+// shut it down.
+func exitedOnItsOwn(p *evidence.Process) bool {
+	e := p.Exit()
+	return e != nil && e.Stage == transcript.BeforeShutdown
+}
+
+// answeredAfter reports whether a request sent after the line at seq was
+// answered.
+func answeredAfter(p *evidence.Process, seq int) bool {
+	for _, x := range p.Exchanges() {
+		if x.SentSeq > seq && x.OK() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkResultType judges the results of requests sent in the 2026-07-28
@@ -470,14 +511,41 @@ func checkAllAnswered(j *J) Finding {
 			if j.Run.Timeout > 0 && nr.Deadline < j.Run.Timeout*9/10 {
 				return // a deadline shortened on purpose: silence there is only recorded
 			}
+			// The deadline is the harness's: silence within it proves no
+			// broken rule (the client then cancels, after which the server
+			// owes no response), so the request is left undecided.
 			t.judged()
-			t.violate(exchangeWhere(x), "%s (id %s) got no response within %s", x.Method, clipJSON(x.ID, 40), nr.Deadline)
+			if g := garbled(p, x); g != "" {
+				t.record(exchangeWhere(x), "%s (id %s) got no response it could read: the server wrote %s in its stead (judged by the framing and id checks)", x.Method, clipJSON(x.ID, 40), g)
+				return
+			}
+			t.undecide(exchangeWhere(x), "%s (id %s) got no response within the harness's deadline of %s (--timeout%s)", x.Method, clipJSON(x.ID, 40), nr.Deadline, cancelNote(x))
 		case nr.Reason == transcript.ReasonExited:
 			t.judged()
-			t.violate(exchangeWhere(x), "%s (id %s) got no response: the server exited (%s)", x.Method, clipJSON(x.ID, 40), nr.Detail)
+			t.violate(exchangeWhere(x), "%s (id %s) got no response: the server exited (%s)%s", x.Method, clipJSON(x.ID, 40), nr.Detail, stderrEnd(p))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d requests, each answered in time", t.n), "no request was sent")
+}
+
+// cancelNote says that the client cancelled a request it gave up on
+// (never initialize, which clients must not cancel).
+func cancelNote(x *evidence.Exchange) string {
+	if x.Method == "initialize" {
+		return ""
+	}
+	return "; mcpconform then cancelled it"
+}
+
+// stderrEnd quotes the last line a process wrote on stderr, which often
+// says why it ended.
+func stderrEnd(p *evidence.Process) string {
+	for i := len(p.StderrTail) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(p.StderrTail[i]); l != "" {
+			return "; its stderr ended with " + strconv.Quote(clipString(l, 120))
+		}
+	}
+	return ""
 }
 
 func exchangeWhere(x *evidence.Exchange) *Where {

@@ -171,6 +171,14 @@ func checkInitializeCompletes(j *J) Finding {
 			if h.x.Stopped() {
 				return harness("not judged: " + h.x.NoResponse.String())
 			}
+			if g := garbled(h.x.Process, h.x); g != "" {
+				return skipped("initialize got no response it could read: the server wrote " + g + " in its stead (the framing and id checks judge it)")
+			}
+			if nr := h.x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout {
+				// Silence within the start-up deadline breaks no rule: a
+				// slow server may answer later.
+				return harness(fmt.Sprintf("not judged: initialize got no response within the harness's start-up deadline of %s (--start-timeout)", nr.Deadline))
+			}
 		}
 	}
 	if len(opening) == 0 && r.Interrupted != "" {
@@ -255,14 +263,14 @@ func checkVersionEcho(j *J) Finding {
 		if !wire.IsLegacy(h.offered) || (h.answered != j.Version && h.offered != j.Version) {
 			continue
 		}
-		if h.x.Stopped() || h.x.NotSent() {
-			continue
+		if h.x.Stopped() || h.x.NotSent() || h.answered == "" {
+			continue // no version answered: nothing echoed or not
 		}
 		t.judged()
 		answers[h.offered] = h.answered
 		w := At(h.x.Process, max(h.x.RecvSeq, h.x.SentSeq))
 		switch {
-		case h.answered == h.offered || h.answered == "":
+		case h.answered == h.offered:
 		case slices.Contains(e, h.offered):
 			t.violate(w, "offered %s, the server answered %q, though it answers %s when offered it elsewhere", h.offered, h.answered, h.offered)
 		case slices.Contains(sup, h.offered):
@@ -304,7 +312,11 @@ func checkCounterOffer(j *J) Finding {
 		switch {
 		case x.Response == nil:
 			answers[h.offered] = gotOf(x)
-			t.violate(w, "offered %s, the server did not answer initialize: %s", h.offered, gotOf(x))
+			if why, ok := timedOut(x); ok {
+				t.undecide(w, "offered %s: %s", h.offered, strings.TrimPrefix(why, "not judged: "))
+			} else {
+				t.violate(w, "offered %s, the server did not answer initialize: %s", h.offered, gotOf(x))
+			}
 		case x.Response.Has("error"):
 			answers[h.offered] = toAny(x.Response.Error)
 			t.dispute(w, "offered %s, the server answered with an error instead of counter-offering a version (the spec's own example does so)", h.offered)
@@ -562,6 +574,15 @@ func eraProbes(r *evidence.Run) []*evidence.Exchange {
 	return out
 }
 
+// timedOut says that x went unanswered within the harness's deadline: a
+// window of the harness, which proves no rule broken.
+func timedOut(x *evidence.Exchange) (string, bool) {
+	if nr := x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout && !x.Late {
+		return fmt.Sprintf("not judged: %s got no response within the harness's deadline of %s", x.Method, nr.Deadline), true
+	}
+	return "", false
+}
+
 func checkDiscoverCompletes(j *J) Finding {
 	if j.Session != nil && j.Session.Modern {
 		return passed("server/discover lists " + wire.Modern)
@@ -569,6 +590,9 @@ func checkDiscoverCompletes(j *J) Finding {
 	for _, x := range eraProbes(j.Run) {
 		if x.Stopped() {
 			return harness("not judged: " + x.NoResponse.String())
+		}
+		if why, ok := timedOut(x); ok && j.Run.SpecVersion == wire.Modern {
+			return harness(why)
 		}
 		res := x.Result()
 		var versions []string
@@ -594,6 +618,9 @@ func checkDiscoverCompletes(j *J) Finding {
 				}
 				if x.Stopped() {
 					return harness("not judged: " + x.NoResponse.String())
+				}
+				if why, ok := timedOut(x); ok {
+					return harness(why)
 				}
 				return exchangeFinding(broken(r.Fatal.Message), x)
 			}

@@ -1,8 +1,11 @@
 package checks
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -90,7 +93,9 @@ func checkFraming(j *J) Finding {
 		case e.Has(wire.IssueNotJSON) && looksLikeFragment(e.Data):
 			return "a message spread over several lines (pretty-printed JSON?)", ""
 		case e.Has(wire.IssueOversize):
-			return fmt.Sprintf("a line of %d bytes, over the maximum message size", e.Len), ""
+			// The spec sets no size: the limit is the harness's budget,
+			// and the line past it was not read, so nothing is judged.
+			return "", fmt.Sprintf("a line of %d bytes, over the harness's maximum message size (--max-message-size), not read", e.Len)
 		case e.Has(wire.IssueCRLF):
 			// The spec names no newline; JSON reads the \r as whitespace.
 			return "", "the line ends in CRLF"
@@ -148,6 +153,10 @@ func looksLikeFragment(b []byte) bool {
 func checkOnlyMessages(j *J) Finding {
 	return lineFinding(j, "every line is a message", func(e transcript.Entry) (string, string) {
 		switch {
+		case e.Has(wire.IssueOversize) && !messagePrefix(e.Data):
+			// Past the harness's size the line was not read, but what was
+			// read already cannot begin a JSON-RPC message.
+			return fmt.Sprintf("a line of %d bytes whose start is no JSON-RPC message", e.Len), ""
 		case e.Has(wire.IssueBlank):
 			return "a blank line, which is no message", ""
 		case e.Has(wire.IssueNUL):
@@ -168,6 +177,25 @@ func checkOnlyMessages(j *J) Finding {
 	})
 }
 
+// messagePrefix reports whether b can be the start of a JSON object or
+// array: a line cut at the harness's size limit is judged by what it
+// kept.
+func messagePrefix(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r")
+	if len(t) == 0 {
+		return true
+	}
+	if t[0] != '{' && t[0] != '[' {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	for {
+		if _, err := dec.Token(); err != nil {
+			return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		}
+	}
+}
+
 func checkUTF8(j *J) Finding {
 	return lineFinding(j, "every line is UTF-8", func(e transcript.Entry) (string, string) {
 		switch {
@@ -186,7 +214,7 @@ func checkUTF8(j *J) Finding {
 // deadline is judged by every-request-answered); a process the run stopped
 // before it could answer judges nothing.
 func checkSpeaksStdio(j *J) Finding {
-	started, judged, answered := 0, 0, 0
+	started, judged, answered, ended, garbage := 0, 0, 0, 0, 0
 	for _, p := range j.Processes {
 		if p.StartError != "" {
 			continue
@@ -206,6 +234,10 @@ func checkSpeaksStdio(j *J) Finding {
 		}
 		if ok {
 			answered++
+		} else if e := p.Exit(); asked && e != nil && e.Stage == transcript.BeforeShutdown || asked && answersOnStderr(p) {
+			ended++
+		} else if asked && wroteGarbage(p) {
+			garbage++
 		}
 	}
 	switch {
@@ -213,10 +245,48 @@ func checkSpeaksStdio(j *J) Finding {
 		return skipped("no server process started")
 	case judged == 0:
 		return skipped("the run was stopped before any process could answer")
+	case answered == 0 && ended > 0:
+		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout; %d ended without answering, or answered on stderr", judged, ended))
+	case answered == 0 && garbage > 0:
+		return skipped(fmt.Sprintf("none of the %d processes answered a request on stdout; %d wrote lines there that are no message (the framing checks judge them)", judged, garbage))
 	case answered == 0:
-		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout", judged))
+		// Silence within the harness's deadlines: a server slower than
+		// them is not shown to speak another way.
+		return harness(fmt.Sprintf("not judged: none of the %d processes answered a request on stdout within the harness's deadlines", judged))
 	}
 	return passed(fmt.Sprintf("%d of %d processes answered on stdout", answered, judged))
+}
+
+// wroteGarbage reports whether a process wrote a stdout line that is no
+// message.
+func wroteGarbage(p *evidence.Process) bool {
+	for _, e := range p.Entries() {
+		if e.Dir == transcript.Recv && len(e.Msgs) == 0 && len(e.Issues) > 0 && !e.Has(wire.IssueBlank) {
+			return true
+		}
+	}
+	return false
+}
+
+// answersOnStderr reports whether a process wrote a response to one of
+// its requests on stderr: it answers, but not where stdio says.
+func answersOnStderr(p *evidence.Process) bool {
+	sent := map[string]bool{}
+	for _, x := range p.Exchanges() {
+		sent[wire.IDKey(x.ID)] = true
+	}
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Stderr {
+			continue
+		}
+		msgs, _ := wire.DecodeLine(e.Data)
+		for _, m := range msgs {
+			if m.Kind() == wire.KindResponse && sent[wire.IDKey(m.ID)] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func checkStderrUTF8(j *J) Finding {

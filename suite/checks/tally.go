@@ -19,7 +19,10 @@ type tally struct {
 	violations []problem
 	disputes   []problem
 	records    []problem
-	actual     any
+	// undecided are items the harness could not judge within its own
+	// budget (a deadline it chose): never a violation.
+	undecided []problem
+	actual    any
 }
 
 type problem struct {
@@ -37,13 +40,18 @@ func (t *tally) dispute(w *Where, format string, a ...any) {
 	t.disputes = append(t.disputes, problem{fmt.Sprintf(format, a...), w})
 }
 
+func (t *tally) undecide(w *Where, format string, a ...any) {
+	t.undecided = append(t.undecided, problem{fmt.Sprintf(format, a...), w})
+}
+
 func (t *tally) record(w *Where, format string, a ...any) {
 	t.records = append(t.records, problem{fmt.Sprintf(format, a...), w})
 }
 
 // finding turns the tally into a finding: a violation if any, else a
-// dispute, else a record, else a pass with okMsg; with nothing judged, a
-// skip saying why (nothing).
+// dispute, else an error for what the harness could not judge, else a
+// record, else a pass with okMsg; with nothing judged, a skip saying why
+// (nothing).
 func (t *tally) finding(okMsg, nothing string) Finding {
 	list := func(ps []problem) string {
 		counts := map[string]int{}
@@ -71,8 +79,16 @@ func (t *tally) finding(okMsg, nothing string) Finding {
 		if len(t.disputes) > 0 {
 			f.Message += "; also: " + list(t.disputes)
 		}
+		if len(t.undecided) > 0 {
+			f.Message += "; not judged: " + list(t.undecided)
+		}
 	case len(t.disputes) > 0:
 		f = Finding{Outcome: Disputed, Message: list(t.disputes), Where: t.disputes[0].where}
+		if len(t.undecided) > 0 {
+			f.Message += "; not judged: " + list(t.undecided)
+		}
+	case len(t.undecided) > 0:
+		f = Finding{Outcome: Error, Message: "not judged: " + list(t.undecided), Where: t.undecided[0].where}
 	case len(t.records) > 0:
 		f = Finding{Outcome: Recorded, Message: list(t.records), Where: t.records[0].where}
 	case t.n == 0:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -204,6 +205,7 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 			items = append(items, it)
 		}
 	}
+	items = dropSuperseded(items)
 	if len(items) == 0 {
 		switch {
 		case r.Interrupted != "":
@@ -253,7 +255,32 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		}
 		res.Message = fmt.Sprintf("%d of %d items: %s", bad, len(items), strings.Join(msgs, "; "))
 	}
+	if res.Verdict == reports.Error && r.Interrupted == "" && r.Fatal != nil {
+		// The run stopped its own work once no session could be opened:
+		// nothing was cut short that could have been judged.
+		res.Verdict = reports.Skip
+		res.Message += " (" + r.Fatal.Message + ")"
+	}
 	return res
+}
+
+// dropSuperseded drops an item that could not run because its process had
+// died when the same item ran again, in a fresh process.
+func dropSuperseded(items []*evidence.ItemObs) []*evidence.ItemObs {
+	ran := map[int]bool{}
+	for _, it := range items {
+		if it.Mark.Skip == "" {
+			ran[it.Item] = true
+		}
+	}
+	out := items[:0:0]
+	for _, it := range items {
+		if it.Mark.Skip != "" && ran[it.Item] {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 func firstVersion(r *evidence.Run) string {
@@ -352,7 +379,7 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 			msg += "; got " + shortReply(resp, x)
 		}
 		if alive != nil && !*alive {
-			msg += fmt.Sprintf(" (the server then answered no liveness request within its window of %s)", aliveWindow(it.Alive))
+			msg += " (" + deadAfter(it.Process, it.Alive, x) + ")"
 		}
 		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, t.Requirement, v), message: msg, actual: actual, sent: sent, got: got, where: where}
 	}
@@ -374,11 +401,23 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	return itemVerdict{verdict: outcomeVerdict(other, t.Requirement, v), message: "no expected outcome matched; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}
 }
 
-func aliveWindow(x *evidence.Exchange) string {
-	if x != nil && x.NoResponse != nil && x.NoResponse.Deadline > 0 {
-		return x.NoResponse.Deadline.String()
+// deadAfter says how a server showed it did not survive a request: it
+// exited, or it left the liveness request unanswered for its window.
+func deadAfter(p *evidence.Process, alive, x *evidence.Exchange) string {
+	if p != nil {
+		if e := p.Exit(); e != nil && e.Stage == transcript.BeforeShutdown {
+			return "the server then exited: " + e.String()
+		}
 	}
-	return "the liveness window"
+	for _, y := range []*evidence.Exchange{x, alive} {
+		if y != nil && y.NoResponse != nil && y.NoResponse.Reason == transcript.ReasonExited {
+			return "the server then exited: " + y.NoResponse.Detail
+		}
+	}
+	if alive != nil && alive.NoResponse != nil && alive.NoResponse.Deadline > 0 {
+		return "the server then answered no liveness request within " + alive.NoResponse.Deadline.String()
+	}
+	return "the server then answered no liveness request"
 }
 
 // outcomeVerdict prices an outcome's verdict: "fail" means the rule is

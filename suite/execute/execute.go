@@ -123,6 +123,9 @@ type executor struct {
 	procs []*proc
 	done  int
 	total int
+	// mute is set when the first process wrote nothing on stdout while
+	// it waited for initialize: the server speaks no protocol at all.
+	mute bool
 }
 
 // proc is a live process with its evidence record.

@@ -64,6 +64,11 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 	}
 	if h.err != "" {
 		p.ev.Role = evidence.RoleNegotiation
+		if !wroteStdout(p.ev) {
+			x.mu.Lock()
+			x.mute = true
+			x.mu.Unlock()
+		}
 		if ctx.Err() == nil {
 			x.fatal("initialize", "the server never completed initialize: "+h.err)
 		} else {
@@ -79,6 +84,16 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 	s := &evidence.Session{Version: h.negotiated, Processes: []int{p.ev.ID}, Requested: offer, Negotiated: h.negotiated}
 	x.run.AddSession(s)
 	return &live{x: x, s: s, p: p}
+}
+
+// wroteStdout reports whether a process wrote anything on stdout.
+func wroteStdout(p *evidence.Process) bool {
+	for _, e := range p.Entries() {
+		if e.Dir == transcript.Recv {
+			return true
+		}
+	}
+	return false
 }
 
 // call sends a request of the session: in a 2026-07-28 session params get

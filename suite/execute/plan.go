@@ -59,15 +59,22 @@ func (x *executor) defaultRun(ctx context.Context) {
 	shared := newFuture[*ready]()
 	var wg sync.WaitGroup
 	wg.Add(1)
+	pctx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
 	go func() {
 		defer wg.Done()
-		x.probeProcess(ctx, shared)
+		x.probeProcess(pctx, shared)
 	}()
 	l := x.openLegacy(ctx, wire.Newest, evidence.RoleShared, true)
 	if l == nil {
+		// No session to judge: the probe process's tests before
+		// initialize would judge nothing either.
+		stopProbe()
 		shared.set(nil)
 		wg.Wait()
-		if x.run.Fatal != nil && x.run.Fatal.Stage == "initialize" && ctx.Err() == nil {
+		// A server that said nothing at all to initialize is not one
+		// that speaks 2026-07-28 instead: JSON-RPC answers every request.
+		if x.run.Fatal != nil && x.run.Fatal.Stage == "initialize" && ctx.Err() == nil && !x.mute {
 			legacy := x.run.Fatal
 			if x.runModern(ctx) {
 				x.run.Versions = []string{wire.Modern}
@@ -90,9 +97,11 @@ func (x *executor) oneVersion(ctx context.Context, v string) {
 	shared := newFuture[*ready]()
 	var wg sync.WaitGroup
 	wg.Add(1)
+	pctx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
 	go func() {
 		defer wg.Done()
-		x.probeProcess(ctx, shared)
+		x.probeProcess(pctx, shared)
 	}()
 	l := x.openLegacy(ctx, v, evidence.RoleShared, true)
 	if l != nil && l.s.Negotiated != v {
@@ -101,6 +110,7 @@ func (x *executor) oneVersion(ctx context.Context, v string) {
 		l = nil
 	}
 	if l == nil {
+		stopProbe()
 		shared.set(nil)
 		wg.Wait()
 		return

@@ -70,7 +70,11 @@ func (l *live) disposableWork(ctx context.Context, p *proc) {
 				break
 			}
 		}
-		l.runTest(ctx, t, l.p)
+		if l.runTest(ctx, t, l.p) && ctx.Err() == nil && l.replaceProbe(ctx) {
+			// An earlier test killed the process just before this one
+			// wrote: its items run again where they can be answered.
+			l.runTest(ctx, t, l.p)
+		}
 		l.x.progress(t.ID)
 	}
 	l.settleReplies(l.p, 300*time.Millisecond)

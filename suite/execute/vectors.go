@@ -24,14 +24,16 @@ func (l *live) version() string {
 
 // runTest runs every item of a vector test in p, each bracketed by marks.
 // A test whose gate does not open is not run: the judge skips it for the
-// same reason.
-func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) {
+// same reason. It reports whether an item could not run because the
+// process had died (of an earlier test): a disposable test is then run
+// again in a fresh process.
+func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) (died bool) {
 	if p.c == nil {
-		return
+		return false
 	}
 	v := l.version()
 	if checks.VectorGate(t, v, l.s) != "" {
-		return
+		return false
 	}
 	if t.Foreach == "resource" {
 		l.refreshResources(ctx)
@@ -39,7 +41,7 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) {
 	provoking := checks.Provoking(t)
 	for i, it := range checks.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
 		if ctx.Err() != nil {
-			return
+			return died
 		}
 		m := transcript.Mark{Kind: transcript.Begin, Probe: evidence.VectorMark(t.ID), Item: i, Label: it.Label, Bindings: it.Bindings, Provoking: provoking, Skip: it.Skip}
 		p.c.Mark(m)
@@ -58,15 +60,32 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) {
 				// The server had died; what it did is judged by the test
 				// that was running then, not here.
 				end.Skip, end.Err = "not run: the server process had exited ("+end.Err+")", ""
+				died = true
 			}
 		}
 		p.c.Mark(end)
 	}
+	return died
 }
 
 // runSteps sends an item's steps; it returns a harness problem, if any.
 func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[string]string, p *proc) string {
 	c := p.c
+	// awaited are raw lines whose reply may still come: a server that
+	// works on requests concurrently may answer the follow-up ping first.
+	type awaited struct {
+		seq   int
+		id    json.RawMessage
+		until time.Time
+	}
+	var replies []awaited
+	defer func() {
+		for _, a := range replies {
+			c.WaitInbound(a.seq, time.Until(a.until), func(m *wire.Message) bool {
+				return m.Kind() == wire.KindResponse && (wire.IsNullID(m.ID) || a.id != nil && wire.IDKey(m.ID) == wire.IDKey(a.id))
+			})
+		}
+	}()
 	for si, st := range t.Steps {
 		tag := evidence.VectorTag(t.ID, item, si)
 		switch {
@@ -117,8 +136,18 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 			if err != nil {
 				return err.Error()
 			}
-			if _, err := c.Write(tag, []byte(line)); err != nil {
+			seq, err := c.Write(tag, []byte(line))
+			if err != nil {
 				return "writing raw line: " + err.Error()
+			}
+			if st.SilenceMs > 0 {
+				// A reply carries replyId when the line has a readable id,
+				// else a null id.
+				var id json.RawMessage
+				if st.ReplyID != nil {
+					id, _ = vectors.Expand(st.ReplyID, b)
+				}
+				replies = append(replies, awaited{seq, id, time.Now().Add(time.Duration(st.SilenceMs) * time.Millisecond)})
 			}
 		}
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
