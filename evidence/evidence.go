@@ -43,6 +43,9 @@ type Run struct {
 	Fatal *Fatal `json:"fatal,omitempty"`
 	// Interrupted says why the run was cut short (a signal, its deadline).
 	Interrupted string `json:"interrupted,omitempty"`
+	// StrayCoverage says how processes left behind were looked for, and so
+	// what stayed out of sight.
+	StrayCoverage string `json:"strayCoverage,omitempty"`
 	// Vectors are the vector files the run used when they were not the
 	// embedded ones (a user's --vectors), as their JSON text.
 	Vectors []VectorFile `json:"vectors,omitempty"`

@@ -20,9 +20,25 @@ import (
 // each misbehaviour is a few lines here.
 const helperEnv = "MOCKCLIENT_TEST_SERVER"
 
+// roleEnv makes the test binary play the harness instead: a process that
+// starts servers through this package, for tests that need the harness in a
+// process of its own (on a terminal, with an inherited descriptor, killed).
+const roleEnv = "MOCKCLIENT_TEST_ROLE"
+
+// hostile serves the modes that attack the harness itself, on the systems
+// that have them: it returns done when the mode is all the process does.
+// playRole plays the harness in the given role.
+var (
+	hostile  func(has func(string) bool) (code int, done bool)
+	playRole func(role string) int
+)
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(serveHelper(mode))
+	}
+	if role := os.Getenv(roleEnv); role != "" && playRole != nil {
+		os.Exit(playRole(role))
 	}
 	os.Exit(m.Run())
 }
@@ -42,8 +58,17 @@ const hugeSize = 50 << 20
 //	leave-child    starts a child in a session of its own holding stdout and stderr
 //	leave-group    starts a child in its own process group that closed its stdio
 //	sleeper        (the child) sleeps for a minute
+//
+// and the hostile modes of isolation_linux_test.go.
 func serveHelper(modes string) int {
 	has := func(m string) bool { return strings.Contains(","+modes+",", ","+m+",") }
+	if hostile != nil {
+		// First: the list-fds mode looks at its descriptors before anything
+		// opens one.
+		if code, done := hostile(has); done {
+			return code
+		}
+	}
 	if has("sleeper") {
 		time.Sleep(time.Minute)
 		return 0

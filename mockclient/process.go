@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -98,6 +99,9 @@ type process struct {
 	stage   string
 	// pipes names the inodes of the server's stdio pipes, to find strays.
 	pipes map[uint64]string
+	// tracked is the server's entry among the servers whose descendants
+	// are told apart (nil where that is not done).
+	tracked *tracked
 }
 
 // ErrStart wraps every failure to start the server command.
@@ -130,8 +134,14 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	// Plain *os.File ends mean Wait does not wait for pipe copying, so a
 	// grandchild that keeps stdout open cannot stall the harness.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = isolation()
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), pipes: map[uint64]string{}}
+	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
+		if ino, ok := pipeInode(f); ok {
+			p.pipes[ino] = name
+		}
+	}
+	if p.tracked, err = launch(cmd, p.pipes); err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			f.Close()
 		}
@@ -140,14 +150,59 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), pipes: map[uint64]string{}}
-	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
-		if ino, ok := pipeInode(f); ok {
-			p.pipes[ino] = name
-		}
-	}
 	go p.wait()
 	return p, nil
+}
+
+// spawner is one goroutine locked for good to its OS thread, on which every
+// server starts. The server's parent-death signal (see isolation) fires when
+// the thread that forked it exits, not the process: Go ends a thread when a
+// goroutine locked to it returns, so a server started from a caller's
+// locked goroutine, or from a pooled thread that such a goroutine later
+// takes, would be killed long before Close. This thread never exits.
+var spawner struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// onSpawner runs f on the spawner's thread and waits for it.
+func onSpawner(f func()) {
+	spawner.once.Do(func() {
+		spawner.jobs = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread must outlive every server
+			for job := range spawner.jobs {
+				job()
+			}
+		}()
+	})
+	done := make(chan struct{})
+	spawner.jobs <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
+}
+
+// launch starts cmd on the spawner's thread, with no descriptor but its
+// stdio, and registers it so that its descendants can be told from those of
+// other servers.
+func launch(cmd *exec.Cmd, pipes map[uint64]string) (t *tracked, err error) {
+	onSpawner(func() {
+		prepareSpawn()
+		// A look at the other servers' processes while their parents live;
+		// taken before the fork, it cannot mistake this server's own first
+		// children for anything.
+		observe()
+		// Registered under the same lock as the fork: a sweep must never see
+		// a new server as an unexplained child of this process.
+		lockRegistry()
+		defer unlockRegistry()
+		if err = cmd.Start(); err == nil {
+			t = registerLocked(cmd.Process.Pid, pipes)
+		}
+	})
+	return t, err
 }
 
 func (p *process) wait() {
@@ -203,6 +258,9 @@ const killWait = 5 * time.Second
 // for the server to exit, sending SIGTERM if it does not exit within a
 // reasonable time, and SIGKILL if it does not exit after SIGTERM".
 func (p *process) shutdown(grace time.Duration) ExitInfo {
+	// While the server still runs its children are its own: note who they
+	// are before they lose their parent and are reparented to this process.
+	observe()
 	select {
 	case <-p.done:
 	default:
@@ -231,6 +289,9 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 	p.stdin.Close()
 	// Children left in the group die with it even when the leader exited cleanly.
 	p.signalGroup(syscall.SIGKILL)
+	// Then everything else that came from it: children that left the group
+	// or the session, daemons reparented to this process, re-forking ones.
+	sweep(p.tracked)
 	return p.exitInfo()
 }
 

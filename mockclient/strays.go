@@ -2,34 +2,57 @@ package mockclient
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/transcript"
 )
 
-// Stray is a process that outlived the server's shutdown: one still in the
-// server's process group after it was killed, or one holding the server's
-// stdin, stdout or stderr pipe, typically a child the server moved to a
-// session of its own (setsid) so that killing the group missed it. Strays
-// are found on Linux only (by scanning /proc).
+// Stray is a process that outlived the server's shutdown. It came from the
+// server: it was still in the server's process group or session, descended
+// from it (a child that moved to a session of its own, a daemon that forked
+// twice and was reparented), or held the server's stdin, stdout or stderr
+// pipe. Strays are found on Linux only (by scanning /proc); Coverage says
+// what the search could see.
 type Stray struct {
 	Pid int
 	// Command is its command line, clipped.
 	Command string
-	// Holds says what tied it to the server: "stdin", "stdout", "stderr"
-	// (pipes it holds open) or "process group".
+	// Holds says what tied it to the server: "process group" (still in the
+	// server's group after it was killed), "session" (in the server's session
+	// but in a group of its own: setpgid), "descendant" (in its process tree,
+	// or reparented to this process after its parent died), and "stdin",
+	// "stdout", "stderr" for the server's pipes it held open.
 	Holds []string
 	// Killed is set when SIGKILL was delivered to it.
 	Killed bool
+	// Reaped is set when it had become a child of this process (see
+	// Coverage) and its exit status was collected, so it left no zombie.
+	Reaped bool
+	// OtherServers are the pids of other servers that ran when it started
+	// and that it may have come from instead: a process reparented to this
+	// one after its parent died, with no ancestry or session left to tell.
+	OtherServers []int
+	// Coverage says how strays were looked for, and so what could not be seen.
+	Coverage string
 }
+
+// StrayCoverage says how this build looks for strays: which ties to a
+// server it can see, and what stays out of sight.
+func StrayCoverage() string { return strayCoverage() }
 
 func (s Stray) String() string {
 	var ties []string
 	var pipes []string
 	for _, h := range s.Holds {
-		if h == "process group" {
+		switch h {
+		case "process group":
 			ties = append(ties, "was still in its process group")
-		} else {
+		case "session":
+			ties = append(ties, "was still in its session")
+		case "descendant":
+			ties = append(ties, "descended from it")
+		default:
 			pipes = append(pipes, h)
 		}
 	}
@@ -40,10 +63,18 @@ func (s Stray) String() string {
 	if !s.Killed {
 		verdict = "could not be killed"
 	}
-	return fmt.Sprintf("pid %d (%s) %s after the server's shutdown; %s", s.Pid, s.Command, strings.Join(ties, " and "), verdict)
+	out := fmt.Sprintf("pid %d (%s) %s after the server's shutdown; %s", s.Pid, s.Command, strings.Join(ties, " and "), verdict)
+	if len(s.OtherServers) > 0 {
+		pids := make([]string, len(s.OtherServers))
+		for i, p := range s.OtherServers {
+			pids[i] = strconv.Itoa(p)
+		}
+		out += " (it may have come from server pid " + strings.Join(pids, ", ") + " instead)"
+	}
+	return out
 }
 
 // event is the stray as a transcript event.
 func (s Stray) event() transcript.Stray {
-	return transcript.Stray{Pid: s.Pid, Command: s.Command, Holds: s.Holds, Killed: s.Killed}
+	return transcript.Stray{Pid: s.Pid, Command: s.Command, Holds: s.Holds, Killed: s.Killed, Reaped: s.Reaped, OtherServers: s.OtherServers}
 }

@@ -139,6 +139,11 @@ type Stray struct {
 	// "stdout", "stderr" (pipes it held), "descendant".
 	Holds  []string `json:"holds"`
 	Killed bool     `json:"killed"`
+	// Reaped: it had become the harness's child and its exit was collected.
+	Reaped bool `json:"reaped,omitempty"`
+	// OtherServers are other servers running when it was found that it
+	// may have come from instead (an orphan whose ancestry is lost).
+	OtherServers []int `json:"otherServers,omitempty"`
 }
 
 func (s Stray) String() string {
@@ -146,7 +151,15 @@ func (s Stray) String() string {
 	if !s.Killed {
 		verdict = "could not be killed"
 	}
-	return fmt.Sprintf("pid %d (%s), tied to the server by %s, outlived its shutdown; %s", s.Pid, s.Command, strings.Join(s.Holds, ", "), verdict)
+	out := fmt.Sprintf("pid %d (%s), tied to the server by %s, outlived its shutdown; %s", s.Pid, s.Command, strings.Join(s.Holds, ", "), verdict)
+	if len(s.OtherServers) > 0 {
+		pids := make([]string, len(s.OtherServers))
+		for i, p := range s.OtherServers {
+			pids[i] = fmt.Sprint(p)
+		}
+		out += " (it may have come from server pid " + strings.Join(pids, ", ") + " instead)"
+	}
+	return out
 }
 
 // MarkKind says whether a mark opens or closes a stretch of traffic.

@@ -360,7 +360,15 @@ func checkNoStrays(j *J) Finding {
 	if actual != nil {
 		t.actual = actual
 	}
-	return t.finding(fmt.Sprintf("none of the %d server processes left a process behind in its process group or holding its pipes", t.n), "no process was shut down")
+	seen := "in its process group or holding its pipes"
+	if j.Run.StrayCoverage != "" {
+		seen = "(looked at: " + j.Run.StrayCoverage + ")"
+	}
+	f := t.finding(fmt.Sprintf("none of the %d server processes left a process behind %s", t.n, seen), "no process was shut down")
+	if f.Outcome == Recorded && j.Run.StrayCoverage != "" {
+		f.Message += " (looked at: " + j.Run.StrayCoverage + ")"
+	}
+	return f
 }
 
 // scanModernRequests fails on any request a server wrote while speaking

@@ -100,7 +100,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 		cfg.Want = func(string) bool { return true }
 	}
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls()}
-	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Want(t.ID) {

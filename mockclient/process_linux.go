@@ -1,0 +1,72 @@
+//go:build linux
+
+package mockclient
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// isolation is how a server is cut off from this process and its terminal.
+//
+// Setsid puts it in a session of its own with no controlling terminal: it
+// cannot open /dev/tty to write to the user's terminal, make itself the
+// terminal's foreground group (which would keep the user's Ctrl-C from
+// reaching this process), or push input into the user's shell with
+// TIOCSTI. It still leads a process group whose id is its pid, so group
+// signals reach it and its children. A server running as the terminal's
+// owner can still open the terminal by its path (/dev/pts/N) and write to
+// it, and with CAP_SYS_ADMIN also use TIOCSTI or take it over as a
+// controlling terminal: only a separate user or namespace would close that.
+//
+// Pdeathsig kills it when this process dies, even by SIGKILL, which no
+// shutdown code survives. The signal fires when the thread that forked the
+// server exits: hence the spawner. A server can clear it for itself, and
+// its own children never had it.
+func isolation() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+var subreaper struct {
+	once sync.Once
+	err  error
+}
+
+// prepareSpawn runs on the spawner's thread before each start.
+func prepareSpawn() {
+	// Every orphaned descendant of a server is reparented to the nearest
+	// subreaper among its ancestors: this process rather than init, where a
+	// double-forking daemon would be out of sight.
+	subreaper.once.Do(func() {
+		subreaper.err = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	})
+	markInheritedCloseOnExec()
+}
+
+// markInheritedCloseOnExec makes every descriptor above stderr
+// close-on-exec, so that a server gets its stdio and nothing else. Go opens
+// its own descriptors close-on-exec; what is left are those this process
+// inherited without the flag (the shell's fd 5, a CI runner's pipes).
+// Redone before every start, since code outside Go's conventions (cgo,
+// raw syscalls) may open more.
+func markInheritedCloseOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Kernels before 5.11 lack the flag.
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
