@@ -24,6 +24,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcpconform/mcpconform/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
 
@@ -283,30 +284,6 @@ func harness(role string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// openPTY returns both ends of a new pseudo-terminal, or skips when the
-// machine has none.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { master.Close() })
-	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlocking the pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("naming the pseudo-terminal: %v", err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("opening the pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return master, tty
-}
-
 // screen collects what a terminal shows.
 type screen struct {
 	mu      sync.Mutex
@@ -376,7 +353,7 @@ func expectLine(t *testing.T, lines <-chan string, prefix string, timeout time.D
 // pushes input. Nothing may reach the terminal, the harness must stay in
 // the foreground (Ctrl-C reaches it), and no input may appear.
 func TestServerCannotReachTheTerminal(t *testing.T) {
-	master, tty := openPTY(t)
+	master, tty := ptytest.Open(t, 0)
 	// Without echo the terminal shows only what is written to it.
 	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	if err != nil {

@@ -3,8 +3,6 @@
 package mockclient
 
 import (
-	"os"
-	"strconv"
 	"sync"
 	"syscall"
 
@@ -58,15 +56,5 @@ func markInheritedCloseOnExec() {
 		return
 	}
 	// Kernels before 5.11 lack the flag.
-	d, err := os.Open("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	for _, n := range names {
-		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
+	closeOnExecListed("/proc/self/fd")
 }

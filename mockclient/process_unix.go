@@ -3,8 +3,6 @@
 package mockclient
 
 import (
-	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -16,16 +14,4 @@ func isolation() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true
 // prepareSpawn makes every descriptor above stderr close-on-exec, where the
 // system lists them in /dev/fd, so that a server gets its stdio and nothing
 // this process inherited.
-func prepareSpawn() {
-	d, err := os.Open("/dev/fd")
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	for _, n := range names {
-		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
-}
+func prepareSpawn() { closeOnExecListed("/dev/fd") }

@@ -1,12 +1,6 @@
 package mockclient
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-
-	"github.com/mcpconform/mcpconform/transcript"
-)
+import "github.com/mcpconform/mcpconform/transcript"
 
 // Stray is a process that outlived the server's shutdown. It came from the
 // server: it was still in the server's process group or session, descended
@@ -41,38 +35,7 @@ type Stray struct {
 // server it can see, and what stays out of sight.
 func StrayCoverage() string { return strayCoverage() }
 
-func (s Stray) String() string {
-	var ties []string
-	var pipes []string
-	for _, h := range s.Holds {
-		switch h {
-		case "process group":
-			ties = append(ties, "was still in its process group")
-		case "session":
-			ties = append(ties, "was still in its session")
-		case "descendant":
-			ties = append(ties, "descended from it")
-		default:
-			pipes = append(pipes, h)
-		}
-	}
-	if len(pipes) > 0 {
-		ties = append(ties, "held its "+strings.Join(pipes, ", "))
-	}
-	verdict := "killed"
-	if !s.Killed {
-		verdict = "could not be killed"
-	}
-	out := fmt.Sprintf("pid %d (%s) %s after the server's shutdown; %s", s.Pid, s.Command, strings.Join(ties, " and "), verdict)
-	if len(s.OtherServers) > 0 {
-		pids := make([]string, len(s.OtherServers))
-		for i, p := range s.OtherServers {
-			pids[i] = strconv.Itoa(p)
-		}
-		out += " (it may have come from server pid " + strings.Join(pids, ", ") + " instead)"
-	}
-	return out
-}
+func (s Stray) String() string { return s.event().String() }
 
 // event is the stray as a transcript event.
 func (s Stray) event() transcript.Stray {

@@ -1,44 +1,16 @@
 package reports
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/mcpconform/mcpconform/internal/ptytest"
 )
 
-// openPTY returns both ends of a new pseudo-terminal with the given width,
-// or skips when the machine has none.
-func openPTY(t *testing.T, cols uint16) (master, tty *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { master.Close() })
-	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlocking the pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("naming the pseudo-terminal: %v", err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("opening the pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: 24}); err != nil {
-		t.Fatal(err)
-	}
-	return master, tty
-}
-
 func TestProgressOnTerminal(t *testing.T) {
-	master, tty := openPTY(t, 40)
+	master, tty := ptytest.Open(t, 40)
 	p := NewProgress(tty, 180)
 	p.Step("resources-read-unknown-uri")
 	p.Step("a-very-long-check-id-that-would-wrap-the-line-\x1b]0;x\x07")
@@ -64,7 +36,7 @@ func TestProgressOnTerminal(t *testing.T) {
 }
 
 func TestColorEnabledOnTerminal(t *testing.T) {
-	_, tty := openPTY(t, 80)
+	_, tty := ptytest.Open(t, 80)
 	t.Setenv("TERM", "xterm-256color")
 	t.Setenv("NO_COLOR", "")
 	if !ColorEnabled(tty) {
@@ -82,7 +54,7 @@ func TestColorEnabledOnTerminal(t *testing.T) {
 }
 
 func TestProgressStatus(t *testing.T) {
-	master, tty := openPTY(t, 30)
+	master, tty := ptytest.Open(t, 30)
 	if !IsTerminal(tty) {
 		t.Fatal("IsTerminal is false on a terminal")
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/ptytest"
 )
 
 // TestColorOnTerminal: with stdout a terminal, --color=auto (the default)
@@ -32,7 +34,7 @@ func TestColorOnTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			master, tty := openPTY(t)
+			master, tty := ptytest.Open(t, 100)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, cliBinary(t), append(tc.args, "--only", "area:ping")...)

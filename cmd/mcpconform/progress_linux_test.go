@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,35 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mcpconform/mcpconform/internal/ptytest"
 )
-
-// openPTY returns both ends of a new pseudo-terminal, or skips when the
-// machine has none.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { master.Close() })
-	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlocking the pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("naming the pseudo-terminal: %v", err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("opening the pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: 100, Row: 24}); err != nil {
-		t.Fatal(err)
-	}
-	return master, tty
-}
 
 // TestProgressOnTerminal runs the binary with a terminal on stderr (or only
 // on stdout) and checks that it draws the running indicator and the judging
@@ -56,7 +28,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			master, tty := openPTY(t)
+			master, tty := ptytest.Open(t, 100)
 			args := []string{}
 			if tc.quiet {
 				args = append(args, "--quiet")
