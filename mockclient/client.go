@@ -159,6 +159,9 @@ type Client struct {
 	lines     *wire.LineReader // stdout, read by readLoop only
 	replies   chan []byte      // answers to server requests, written in order
 	dropped   int              // server requests left unanswered by the bound
+	// declared are the client capabilities of the last initialize sent:
+	// a server request for one of them gets an answer, not -32601.
+	declared map[string]json.RawMessage
 }
 
 // Inbound is one message the server sent that was not a matched response:
@@ -339,7 +342,25 @@ func (c *Client) noResponse(x *Exchange, reason transcript.Reason, deadline time
 	}})
 }
 
+// noteDeclared keeps the client capabilities an initialize line declares.
+func (c *Client) noteDeclared(method string, line []byte) {
+	if method != "initialize" {
+		return
+	}
+	var req struct {
+		Params struct {
+			Capabilities map[string]json.RawMessage `json:"capabilities"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) == nil {
+		c.mu.Lock()
+		c.declared = req.Params.Capabilities
+		c.mu.Unlock()
+	}
+}
+
 func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, method string, line []byte, timeout time.Duration) *Exchange {
+	c.noteDeclared(method, line)
 	x := &Exchange{Tag: tag, ID: id, Method: method, Sent: line, SentSeq: -1, RecvSeq: -1}
 	cl := &call{x: x, done: make(chan struct{})}
 	c.mu.Lock()
@@ -603,11 +624,26 @@ func (c *Client) dispatch(m *wire.Message, seq int) {
 // (it declares no client capabilities). Answers are queued for one writer;
 // past maxReplyQueue they are dropped, and the drop is recorded once.
 func (c *Client) answerServerRequest(m *wire.Message) {
+	c.mu.Lock()
+	declared := c.declared
+	c.mu.Unlock()
+	result := func(r string) []byte { return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + r + `}`) }
+	fail := func(code int, msg string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":` + strconv.Itoa(code) + `,"message":"` + msg + `"}}`)
+	}
 	var line []byte
-	if m.Method == "ping" {
-		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
-	} else {
-		line = []byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":` + strconv.Itoa(wire.CodeMethodNotFound) + `,"message":"method not found"}}`)
+	switch {
+	case m.Method == "ping":
+		line = result(`{}`)
+	case m.Method == "roots/list" && declared["roots"] != nil:
+		line = result(`{"roots":[]}`)
+	case m.Method == "elicitation/create" && declared["elicitation"] != nil:
+		line = result(`{"action":"decline"}`)
+	case m.Method == "sampling/createMessage" && declared["sampling"] != nil:
+		// As a user who rejects the request (the spec's own example).
+		line = fail(-1, "the conformance client declines sampling requests")
+	default:
+		line = fail(wire.CodeMethodNotFound, "method not found")
 	}
 	select {
 	case c.replies <- line:

@@ -58,6 +58,9 @@ const hugeSize = 50 << 20
 //	leave-child    starts a child in a session of its own holding stdout and stderr
 //	leave-group    starts a child in its own process group that closed its stdio
 //	sleeper        (the child) sleeps for a minute
+//	ask-client     after answering initialize, sends roots/list,
+//	               sampling/createMessage, elicitation/create, ping and an
+//	               unknown method as requests s0…s4
 //
 // and the hostile modes of isolation_linux_test.go.
 func serveHelper(modes string) int {
@@ -116,8 +119,8 @@ func serveHelper(modes string) int {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 		}
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
-			continue
+		if json.Unmarshal(line, &req) != nil || req.ID == nil || req.Method == "" {
+			continue // not a request (an answer to one of ours, say)
 		}
 		if has("crash") {
 			fmt.Fprintln(os.Stderr, "helper: crashing on", req.Method)
@@ -145,6 +148,12 @@ func serveHelper(modes string) int {
 			w.WriteString(`{}`)
 		}
 		w.WriteString("}\n")
+		if req.Method == "initialize" && has("ask-client") {
+			// Requests of every kind a server may make of a client.
+			for i, m := range []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping", "x/unknown"} {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"s%d","method":%q,"params":{}}`+"\n", i, m)
+			}
+		}
 		w.Flush()
 	}
 }

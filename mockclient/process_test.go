@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/mcpconform/mcpconform/transcript"
 	"regexp"
 	"runtime"
 	"slices"
@@ -13,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func TestCallAndCleanShutdown(t *testing.T) {
@@ -271,5 +273,46 @@ func TestStderrLinesKeepTheirOwnText(t *testing.T) {
 		if e := tr.Entries()[i]; e.Len != want {
 			t.Errorf("entry %d: Len %d, want %d (the line without its terminator)", i, e.Len, want)
 		}
+	}
+}
+
+// TestServerRequestsAnsweredAsDeclared: a request for a capability the
+// client declared in its initialize gets an answer in kind (no roots, a
+// declined elicitation, a refused sampling request); anything else gets
+// -32601, and ping an empty result.
+func TestServerRequestsAnsweredAsDeclared(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps map[string]any
+		want map[string]string // server request id -> what the answer holds
+	}{
+		{"declared", map[string]any{"roots": map[string]any{}, "sampling": map[string]any{}, "elicitation": map[string]any{}},
+			map[string]string{"s0": `"result":{"roots":[]}`, "s1": `"error":{"code":-1`, "s2": `"result":{"action":"decline"}`, "s3": `"result":{}`, "s4": `"code":-32601`}},
+		{"nothing declared", map[string]any{},
+			map[string]string{"s0": `"code":-32601`, "s1": `"code":-32601`, "s2": `"code":-32601`, "s3": `"result":{}`, "s4": `"code":-32601`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startHelper(t, "ask-client", Options{Timeout: 5 * time.Second})
+			if x := c.Call(context.Background(), "initialize", map[string]any{"capabilities": tc.caps}); !x.OK() {
+				t.Fatalf("initialize: %v", x.Err)
+			}
+			answered := map[string]string{}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(answered) < len(tc.want) && time.Now().Before(deadline) {
+				for _, e := range c.Transcript().Entries() {
+					for _, m := range e.Msgs {
+						if e.Dir == transcript.Send && m.Kind() == wire.KindResponse {
+							answered[strings.Trim(string(m.ID), `"`)] = string(e.Data)
+						}
+					}
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			for id, want := range tc.want {
+				if !strings.Contains(answered[id], want) {
+					t.Errorf("request %s: answered %q, want it to hold %s", id, answered[id], want)
+				}
+			}
+		})
 	}
 }

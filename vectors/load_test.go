@@ -20,7 +20,7 @@ func TestEmbeddedVectorsLoad(t *testing.T) {
 }
 
 func TestParseErrorsNameFileAndPlace(t *testing.T) {
-	valid := `{"group":"g","description":"d","area":"resources","tests":[{"id":"t","requirement":"RES-READ-05","level":"SHOULD","spec":"server/resources","description":"d","steps":[{"request":{"method":"ping"}}],"expect":[{"verdict":"pass","result":{}}]}]}`
+	valid := `{"group":"g","description":"d","area":"resources","tests":[{"id":"t","requirement":"RES-READ-05","spec":"server/resources","description":"d","steps":[{"request":{"method":"ping"}}],"expect":[{"verdict":"pass","result":{}}]}]}`
 	if _, err := Parse("ok.json", []byte(valid)); err != nil {
 		t.Fatalf("valid file refused: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 // Files are the embedded vector files.
 //
-//go:embed resources/*.json
+//go:embed */*.json
 var Files embed.FS
 
 // SchemaJSON is the JSON Schema every vector file must satisfy.
@@ -54,7 +54,6 @@ type Requires struct {
 type Test struct {
 	ID          string   `json:"id"`
 	Requirement string   `json:"requirement"`
-	Level       string   `json:"level"`
 	Spec        string   `json:"spec"`
 	Description string   `json:"description"`
 	Comment     string   `json:"comment,omitempty"`

@@ -10,7 +10,7 @@ import (
 // names the file, the line or the JSON path, and what is wrong.
 func TestInputErrorsNamePlace(t *testing.T) {
 	const vector = `{"group":"g","description":"d","area":"ping","session":"shared","tests":[
-  {"id":"my-ping","requirement":"PING-01","level":"MUST","spec":"basic/utilities/ping","description":"d",
+  {"id":"my-ping","requirement":"PING-01","spec":"basic/utilities/ping","description":"d",
    "steps":[{"request":{"method":"ping"}}],"expect":[{"verdict":"pass","result":{}}]}]}`
 	const fixture = `{
   "server": {"name": "s", "version": "1"},
@@ -34,7 +34,7 @@ func TestInputErrorsNamePlace(t *testing.T) {
 			[]string{"v.json", "$.tests[0].expect[0].result.code.$tpye", "unknown operator $tpye", "my-ping"}},
 		{"vector binding", "v.json", strings.Replace(vector, `{"method":"ping"}`, `{"method":"ping","params":{"u":"{{nonse}}"}}`, 1), []string{"--vectors", "v.json"},
 			[]string{"v.json", "$.tests[0].steps[0]", "unknown binding {{nonse}}"}},
-		{"vector duplicate id", "v.json", strings.Replace(vector, `]}]}`, `]},{"id":"my-ping","requirement":"PING-01","level":"MUST","spec":"basic/utilities/ping","description":"d","steps":[{"request":{"method":"ping"}}],"expect":[{"verdict":"pass","result":{}}]}]}`, 1), []string{"--vectors", "v.json"},
+		{"vector duplicate id", "v.json", strings.Replace(vector, `]}]}`, `]},{"id":"my-ping","requirement":"PING-01","spec":"basic/utilities/ping","description":"d","steps":[{"request":{"method":"ping"}}],"expect":[{"verdict":"pass","result":{}}]}]}`, 1), []string{"--vectors", "v.json"},
 			[]string{"v.json", "$.tests[1]", `id "my-ping" is already used`, "$.tests[0]"}},
 		{"missing vector file", "", "", []string{"--vectors", "nowhere.json"}, []string{"nowhere.json", "no such file"}},
 		{"fixture syntax", "f.json", strings.Replace(fixture, `"text": "a"}`, `"text": "a"},`, 1), []string{"mock", "--fixture", "f.json"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
-	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -290,7 +290,14 @@ func TestLayout(t *testing.T) {
 			t.Errorf("%s judges %s and is defined in %s.go; it belongs in %s.go", ch.ID, ch.Requirement, file, want)
 		}
 	}
-	for _, r := range catalog.All() {
-		_ = r
+	// Vector files sit in a directory named after the family of every
+	// requirement their tests judge: vectors/<family>/<topic>.json.
+	for _, f := range embedded(t) {
+		dir := path.Dir(strings.TrimPrefix(f.Path, "embedded:"))
+		for _, tt := range f.Tests {
+			if want := checks.FileFamily(tt.Requirement); dir != want {
+				t.Errorf("vector test %s judges %s and is in %s; it belongs in vectors/%s/", tt.ID, tt.Requirement, f.Path, want)
+			}
+		}
 	}
 }

@@ -411,8 +411,8 @@ func checkBatch(j *J) Finding {
 	switch {
 	case answered == 0 && p.ReplyTo(seq) != nil:
 		f.Outcome, f.Message = Violation, "the batch line was answered with "+clipJSON(p.ReplyTo(seq).Msg.Raw, 200)+", not with the responses to its requests"
-	case answered == 0 && exitedOnItsOwn(p):
-		f.Outcome, f.Message = Violation, "the server exited after the batch line without answering it ("+p.Exit().String()+")"
+	case answered == 0 && exitedOnItsOwn(p) && !answeredAfter(p, seq):
+		f.Outcome, f.Message = Violation, "the server exited after the batch line without answering it or anything after it ("+p.Exit().String()+")"
 	case answered == 0 && answeredAfter(p, seq):
 		// Silence within the probe's window proves nothing by itself;
 		// later requests answered first make a dropped batch likely.

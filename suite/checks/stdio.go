@@ -312,8 +312,16 @@ func checkShutdown(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened")
 	}
+	// The session's last process the harness shut down: one a test
+	// killed on purpose says nothing of how the server ends on stdin EOF.
 	procs := j.Session.All()
 	p := procs[len(procs)-1]
+	for i := len(procs) - 1; i >= 0; i-- {
+		if e := procs[i].Exit(); e != nil && e.Stage != transcript.BeforeShutdown {
+			p = procs[i]
+			break
+		}
+	}
 	e := p.Exit()
 	modern := j.Version == wire.Modern
 	switch {

@@ -28,7 +28,7 @@ func (x *executor) runModern(ctx context.Context) bool {
 	l := &live{x: x, s: s, p: p, modern: true}
 	l.discover(ctx)
 	l.sharedWork(ctx)
-	l.disposableWork(ctx, l.p)
+	l.disposablesApart(ctx)
 	l.finalWork(ctx)
 	return true
 }
@@ -49,7 +49,7 @@ func (x *executor) runModernDeferred(ctx context.Context) bool {
 	l := &live{x: x, s: s, p: p, modern: true}
 	l.discover(ctx)
 	l.sharedWork(ctx)
-	l.disposableWork(ctx, l.p)
+	l.disposablesApart(ctx)
 	l.finalWork(ctx)
 	return true
 }

@@ -193,7 +193,7 @@ func (x *executor) allVersions(ctx context.Context) {
 			if l != newest {
 				// No probe process for this version: its disposable tests
 				// run after everything else, in its own process.
-				l.disposableWork(ctx, l.p)
+				l.disposablesApart(ctx)
 			}
 			l.finalWork(ctx)
 		}()

@@ -16,6 +16,11 @@ import (
 // window is what decided.
 const aliveDeadline = 3 * time.Second
 
+// serverRequestWindow is how long, at least, the probe process listens
+// after an initialize that declared client capabilities, for the requests
+// a server makes of them.
+const serverRequestWindow = 500 * time.Millisecond
+
 // probeProcess drives the probe process: the requests before initialize,
 // the counter-offer, then the disposable tests of the shared session's
 // version.
@@ -32,7 +37,14 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
 	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
+	from, since := p.c.Transcript().Len(), time.Now()
 	rd := shared.get()
+	if h.err == "" {
+		// A server told of roots or sampling may ask for them once
+		// initialized: give it a moment (while the shared session
+		// discovers, at no cost) so the window does not depend on that.
+		p.c.WaitInbound(from, max(serverRequestWindow-time.Since(since), 0), func(m *wire.Message) bool { return m.Kind() == wire.KindRequest })
+	}
 	if rd == nil || rd.s == nil {
 		p.ev.Role = evidence.RoleNegotiation
 		return
@@ -86,13 +98,28 @@ func (l *live) usable() bool {
 	return l.p.alive() && !l.wedged
 }
 
+// disposablesApart runs the session's disposable tests after its shared
+// work, in processes of their own: the shared process is shut down first,
+// so how the server ends on stdin EOF is seen on a process no test killed.
+func (l *live) disposablesApart(ctx context.Context) {
+	l.settleReplies(l.p, 300*time.Millisecond)
+	l.p.finish()
+	if ctx.Err() == nil && l.startProbe(ctx, "runs the tests that may kill or wedge the server, after the shared process "+itoa(l.p.ev.ID)+" was shut down") {
+		l.disposableWork(ctx, l.p)
+	}
+}
+
 // replaceProbe starts a new probe process for the session's version.
 func (l *live) replaceProbe(ctx context.Context) bool {
+	return l.startProbe(ctx, "replaces probe process "+itoa(l.p.ev.ID)+", which exited or stopped answering")
+}
+
+// startProbe starts a probe process for the session's version, saying why.
+func (l *live) startProbe(ctx context.Context, why string) bool {
 	if l.restarts == maxRestarts {
 		return false
 	}
 	l.restarts++
-	why := "replaces probe process " + itoa(l.p.ev.ID) + ", which exited or stopped answering"
 	n := l.x.start(evidence.RoleProbe, l.s.Version, why)
 	if n.c == nil {
 		return false

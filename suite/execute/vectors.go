@@ -153,7 +153,12 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			l.followUp(ctx, p, evidence.ProbeTag("settle"), c.Timeout())
+			if x := l.followUp(ctx, p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); !x.OK() && ctx.Err() == nil {
+				// The process no longer answers (a decoder still waiting
+				// for the rest of a truncated line, say): the next test
+				// that may have a fresh process gets one.
+				l.wedged = true
+			}
 		}
 	}
 	if t.CheckAlive {
