@@ -218,8 +218,9 @@ var catalogue = []faultDef{
 
 	// The process as a whole. Those marked process act on the real process.
 	{Fault: Fault{Name: "crash-on-start", Layer: "process", Requirement: "LIFE-01", Also: []string{"STDIO-01", "JSONRPC-18"}, Description: "writes a line to stderr and exits with status 3 before reading anything"}, process: true},
-	{Fault: Fault{Name: "crash-on-read", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10"}, Description: "exits with status 1 on the first resources/read"}, process: true},
-	{Fault: Fault{Name: "exit-after-initialize", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-01", "ERR-02", "JSONRPC-03", "JSONRPC-17", "JSONRPC-12"}, Description: "exits with status 0 right after the initialize response"}, process: true},
+	{Fault: Fault{Name: "crash-on-read-without-params", Layer: "process", Requirement: "ERR-04", Version: "2025-11-25", Description: "exits with status 2 on a resources/read that has no params member (as a release of one SDK panicked)"}, process: true},
+	{Fault: Fault{Name: "crash-on-read", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-04"}, Description: "exits with status 1 on the first resources/read"}, process: true},
+	{Fault: Fault{Name: "exit-after-initialize", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-01", "ERR-02", "ERR-04", "JSONRPC-03", "JSONRPC-17", "JSONRPC-12"}, Description: "exits with status 0 right after the initialize response"}, process: true},
 	{Fault: Fault{Name: "hang-on-list", Layer: "process", Requirement: "JSONRPC-18", Silent: true, Description: "never answers resources/list (everything else is answered)"}},
 	{Fault: Fault{Name: "hang-on-read", Layer: "process", Requirement: "JSONRPC-18", Silent: true, Description: "never answers resources/read (everything else is answered)"}},
 	{Fault: Fault{Name: "slow", Layer: "process", Requirement: "PING-01", Harness: true, Description: "delays every response by 300 ms (within the suite's thresholds)"}},

@@ -61,7 +61,7 @@ func TestFaultCatalogue(t *testing.T) {
 		text-and-blob contents-missing-uri contents-not-array binary-as-text unknown-uri-success unknown-uri-32602
 		unknown-uri-internal not-found-no-data hostile-uri-leak contents-meta-bad-type
 		subscribe-unsupported unsubscribe-error spurious-updated undeclared-list-changed list-changed-bad-params
-		crash-on-start crash-on-read exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
+		crash-on-start crash-on-read crash-on-read-without-params exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
 		ignore-stdin-eof leave-child stderr-flood huge-response huge-line hostile-strings`) {
 		if !seen[name] {
 			t.Errorf("fault %s is missing", name)

@@ -437,6 +437,10 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	if !s.proceed(msg.method) {
 		return nil, nil, false
 	}
+	if msg.method == "resources/read" && msg.params == nil && s.faults.has("crash-on-read-without-params") {
+		fmt.Fprintln(s.errOut, "mockserver: panic: nil params in resources/read (crash-on-read-without-params)")
+		os.Exit(2)
+	}
 	result, rerr = h.handle(s, msg.params)
 	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
 		rerr.Code = codeInternalError

@@ -52,9 +52,6 @@ var allowedFails = map[string]map[string]string{
 		"invalid-request-wrong-jsonrpc-version": "ERR-02: go-sdk exits on \"jsonrpc\":\"1.0\" instead of answering -32600",
 		"invalid-request-method-not-string":     "ERR-02: go-sdk exits on a non-string method instead of answering -32600",
 		"invalid-request-boolean-id":            "ERR-02: go-sdk exits on a boolean id instead of answering -32600",
-		// The whole-run check is reported under the first judged version;
-		// the array it flags was written in a 2026-07-28 process.
-		"jsonrpc-no-batches-sent": "JSONRPC-12: go-sdk answers a batch array with an array in a 2026-07-28 process; batches are gone from 2025-06-18 on (\"assert the server never writes an array\")",
 		// A request in the modern envelope naming protocol version
 		// 1900-01-01 is served (as legacy traffic) instead of refused.
 		"unsupported-version-refused@2026-07-28": "LIFE-22: an unsupported protocolVersion in the modern envelope must get -32022; go-sdk serves the request",
@@ -98,6 +95,7 @@ const (
 	whyCursorIgnored  = "PAG-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
 	whyDropsBatches   = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
 	whyZodMessage     = "ERR-13: a zod validation error is the message, several lines of JSON"
+	whyNoParamsCode   = "ERR-04 (robustness): resources/read without params gets an error other than -32602"
 )
 
 // allowedWarns lists every warning the suite may give against a real
@@ -111,6 +109,7 @@ var allowedWarns = map[string]map[string]string{
 		"envelope-missing-protocol-version@2026-07-28": whyDualEra,
 		"invalid-request-null-id":                      whyNullID,
 		"batch-accepted@2025-03-26":                    whyDropsBatches,
+		"resources-read-no-params":                     whyNoParamsCode,
 		"legacy-initialize-after-modern@2026-07-28":    "LIFE-27: after 2026-07-28 traffic a legacy initialize is refused (code 0, \"duplicate initialize\") without naming the versions the server supports",
 		"resources-read-unknown-uri":                   whyLegacyNotFound,
 		"resources-read-unknown-uri-known-scheme":      whyLegacyNotFound,
@@ -121,6 +120,7 @@ var allowedWarns = map[string]map[string]string{
 		"envelope-missing-protocol-version@2026-07-28": whyDualEra,
 		"invalid-request-method-not-string":            "ERR-02: a request whose method is a number gets -32700 (parse error) instead of -32600",
 		"invalid-request-null-id":                      whyNullID,
+		"resources-read-no-params":                     whyNoParamsCode,
 	},
 	"ts":         tsWarns(),
 	"everything": tsWarns(map[string]string{"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain"}),
@@ -142,6 +142,7 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"resources-templates-list-invalid-cursor": whyCursorIgnored,
 		"resources-read-unknown-uri":              whyLegacyNotFound,
 		"resources-read-unknown-uri-known-scheme": whyLegacyNotFound,
+		"resources-read-no-params":                whyNoParamsCode,
 	}
 	for _, o := range more {
 		for k, v := range o {

@@ -224,6 +224,9 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	verdict := reports.Skip
 	for _, it := range items {
 		iv := judgeItem(t, v, it)
+		if why := servedByTemplate(t, s, it); why != "" {
+			iv = itemVerdict{verdict: reports.Skip, message: why}
+		}
 		if worst == nil || severity[iv.verdict] > severity[worst.verdict] {
 			worst = &iv
 		}
@@ -262,6 +265,28 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		res.Message += " (" + r.Fatal.Message + ")"
 	}
 	return res
+}
+
+// servedByTemplate says why an item of a test flagged unknown-uri judges
+// nothing: the URI it read, meant to be unknown, matches a template the
+// server lists, which may serve it (a catch-all such as file:///{+path}).
+func servedByTemplate(t *vectors.Test, s *evidence.Session, it *evidence.ItemObs) string {
+	if !slices.Contains(t.Flags, "unknown-uri") {
+		return ""
+	}
+	for _, st := range it.Steps {
+		if st.Exchange == nil || st.Exchange.Request == nil {
+			continue
+		}
+		uri, ok := wire.String(wire.Object(st.Exchange.Request.Params)["uri"])
+		if !ok {
+			continue
+		}
+		if tpl := templateMatching(s, uri); tpl != "" {
+			return fmt.Sprintf("not judged: %s matches the listed template %s, so the server may serve it", clipString(uri, 100), clipString(tpl, 100))
+		}
+	}
+	return ""
 }
 
 // dropSuperseded drops an item that could not run because its process had
@@ -378,7 +403,7 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		if oc.Verdict != "pass" && oc.Verdict != "info" || oc.Note == "" {
 			msg += "; got " + shortReply(resp, x)
 		}
-		if alive != nil && !*alive {
+		if alive != nil && !*alive && !(x != nil && x.NoResponse != nil && x.NoResponse.Reason == transcript.ReasonExited) {
 			msg += " (" + deadAfter(it.Process, it.Alive, x) + ")"
 		}
 		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, t.Requirement, v), message: msg, actual: actual, sent: sent, got: got, where: where}

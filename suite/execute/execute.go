@@ -64,8 +64,13 @@ type Config struct {
 	Tool string
 }
 
-// unknownVersion is offered to see the server's counter-offer (LIFE-05).
-const unknownVersion = "2099-01-01"
+// unknownVersion is offered to see the server's counter-offer (LIFE-05);
+// otherVersion is a second one not shaped like a date, in a process of
+// its own (a server may parse the date and compare).
+const (
+	unknownVersion = "2099-01-01"
+	otherVersion   = "1.0.0"
+)
 
 // ClientInfo is what mcpconform says about itself.
 var ClientInfo = map[string]any{"name": "mcpconform", "version": "dev"}

@@ -29,6 +29,17 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	if p.c == nil {
 		return
 	}
+	// A second counter-offer, of a version not shaped like a date.
+	other := make(chan struct{})
+	go func() {
+		defer close(other)
+		q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
+		if q.c != nil {
+			q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout)
+			q.finish()
+		}
+	}()
+	defer func() { <-other }()
 	probe := &live{x: x, p: p}
 	for _, t := range x.testsOf(checks.KindUninitialized) {
 		probe.runTest(ctx, t, p)
