@@ -11,6 +11,7 @@ package evidence
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -336,3 +337,33 @@ func (c Capabilities) Has(path string) bool {
 
 // SafeModern reports whether s is a 2026-07-28 session (false for nil).
 func (s *Session) SafeModern() bool { return s != nil && s.Modern }
+
+// Incomplete says what the run could not see: each process the harness
+// stopped past a budget of its own (a flood of lines), with what it did
+// not keep. A run with any is never called conformant.
+func (r *Run) Incomplete() []string {
+	var out []string
+	for _, p := range r.AllProcesses() {
+		var last *transcript.Budget
+		for _, e := range p.Entries() {
+			if e.Event != nil && e.Event.Budget != nil && e.Event.Budget.What == "transcript" {
+				last = e.Event.Budget
+			}
+		}
+		if last != nil {
+			out = append(out, fmt.Sprintf("process %d was stopped mid-run, the server's output past the harness's budget (%s)", p.ID, last))
+		}
+	}
+	return out
+}
+
+// FloodSeq is where the process's transcript passed its budget and began
+// to drop entries, or -1: what came after it is known only in part.
+func (p *Process) FloodSeq() int {
+	for _, e := range p.Entries() {
+		if e.Event != nil && e.Event.Budget != nil && e.Event.Budget.What == "transcript" {
+			return e.Seq
+		}
+	}
+	return -1
+}

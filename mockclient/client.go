@@ -159,6 +159,7 @@ type Client struct {
 	lines     *wire.LineReader // stdout, read by readLoop only
 	replies   chan []byte      // answers to server requests, written in order
 	dropped   int              // server requests left unanswered by the bound
+	hurry     bool             // CloseNow: short waits
 	// declared are the client capabilities of the last initialize sent:
 	// a server request for one of them gets an answer, not -32601.
 	declared map[string]json.RawMessage
@@ -214,7 +215,9 @@ func Start(opts Options) (*Client, error) {
 	}
 	c.trans.OnFlood(func(transcript.Flood) {
 		// A server that floods is stopped: the transcript keeps counts and
-		// the last entries, and the checks judge what it held.
+		// the last entries, and the checks judge what it held. Its end is
+		// the harness's doing, not the server's.
+		p.setStage(string(transcript.Stopped))
 		go p.signalGroup(sigKill)
 	})
 	go func() {
@@ -336,9 +339,14 @@ func (c *Client) CallWithin(ctx context.Context, timeout time.Duration, method s
 }
 
 func (c *Client) noResponse(x *Exchange, reason transcript.Reason, deadline time.Duration, detail string) {
+	// SentSeq is set under c.mu: the request's own goroutine may still be
+	// writing it when the server's exit fails the call.
+	c.mu.Lock()
+	notSent := x.SentSeq < 0
+	c.mu.Unlock()
 	c.trans.Event(transcript.Event{NoResponse: &transcript.NoResponse{
 		Tag: x.Tag, Method: x.Method, ID: x.ID, Reason: reason, Deadline: deadline, Detail: detail,
-		NotSent: x.SentSeq < 0,
+		NotSent: notSent,
 	}})
 }
 
@@ -379,6 +387,10 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		c.mu.Unlock()
 		info := c.proc.exitInfo()
 		x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
+		if info.Stage == string(transcript.Stopped) {
+			c.noResponse(x, transcript.ReasonStopped, 0, "not sent: the harness had stopped the server (past its transcript budget)")
+			return x
+		}
 		c.noResponse(x, transcript.ReasonExited, 0, "before the request; "+info.String())
 		return x
 	}
@@ -397,7 +409,9 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 	c.mu.Unlock()
 	start := time.Now()
 	seq, err := c.write(tag, line)
+	c.mu.Lock()
 	x.SentSeq = seq
+	c.mu.Unlock()
 	if err != nil {
 		if c.withdraw(cl) {
 			x.Err = fmt.Errorf("writing request: %w", err)
@@ -571,7 +585,9 @@ func (c *Client) readLoop() {
 		}
 		e := transcript.Entry{Dir: transcript.Recv, Data: l.Raw, Len: l.Len, Issues: l.Issues}
 		var msgs []*wire.Message
-		if l.Value != nil {
+		if l.Value != nil && c.trans.Flooded() == nil {
+			// (Past the transcript's budget lines are only counted: no
+			// need to decode them.)
 			// classify trimmed and validated the line: decode it in place.
 			msgs, e.Batch = wire.DecodeValidLine(l.Value), l.Value[0] == '['
 		}
@@ -612,7 +628,14 @@ func (c *Client) dispatch(m *wire.Message, seq int) {
 			c.mu.Unlock()
 		}
 	case wire.KindRequest:
-		c.answerServerRequest(m)
+		if seq >= 0 {
+			c.answerServerRequest(m)
+		}
+	}
+	if seq < 0 {
+		// Past the transcript's budget (a flood): the line is counted, not
+		// kept, here either; the process is being stopped.
+		return
 	}
 	c.mu.Lock()
 	c.inbound = append(c.inbound, &Inbound{Msg: m, Seq: seq})
@@ -699,6 +722,10 @@ func (c *Client) watchExit() {
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
 	for _, x := range lost {
+		if info.Stage == string(transcript.Stopped) {
+			c.noResponse(x, transcript.ReasonStopped, 0, "the harness stopped the server: it wrote more than its transcript budget")
+			continue
+		}
 		c.noResponse(x, transcript.ReasonExited, 0, info.String())
 	}
 }
@@ -751,24 +778,48 @@ func (c *Client) Close() ExitInfo {
 	return c.proc.exitInfo()
 }
 
+// CloseNow is Close for a run that was interrupted: the same shutdown
+// order, with waits of hurryGrace, so that a user's Ctrl-C ends the run
+// within about two seconds whatever the server ignores.
+func (c *Client) CloseNow() ExitInfo {
+	c.Hurry()
+	return c.Close()
+}
+
+// Hurry cuts every wait of the shutdown to come, or under way, to
+// hurryGrace: the run was interrupted.
+func (c *Client) Hurry() {
+	c.mu.Lock()
+	c.hurry = true
+	c.mu.Unlock()
+	c.proc.hurry()
+}
+
+// hurryGrace is each wait of CloseNow's shutdown.
+const hurryGrace = 200 * time.Millisecond
+
 func (c *Client) close() {
 	c.mu.Lock()
 	c.closed = true
+	grace, wait := c.opts.Grace, postExitWait
+	if c.hurry {
+		grace, wait = hurryGrace, hurryGrace
+	}
 	c.mu.Unlock()
 	// No c.wmu here: a write blocked on a full pipe holds it, and closing
 	// stdin is what unblocks that write.
-	c.proc.shutdown(c.opts.Grace)
+	c.proc.shutdown(grace)
 	// Read what the server wrote on its way out; the pipes reach EOF once
 	// the last process holding them is gone.
-	eof := waitAll(postExitWait, c.stdoutEOF, c.stderrEOF)
-	strays := settle(findStrays(c.proc.cmd.Process.Pid, c.proc.pipes), postExitWait)
+	eof := waitAll(wait, c.stdoutEOF, c.stderrEOF)
+	strays := settle(findStrays(c.proc.cmd.Process.Pid, c.proc.pipes), wait)
 	for i := range strays {
 		strays[i].Killed = killStray(strays[i].Pid)
 		s := strays[i].event()
 		c.trans.Event(transcript.Event{Stray: &s})
 	}
 	if len(strays) > 0 && !eof {
-		eof = waitAll(postExitWait, c.stdoutEOF, c.stderrEOF)
+		eof = waitAll(wait, c.stdoutEOF, c.stderrEOF)
 	}
 	c.mu.Lock()
 	c.strays = strays

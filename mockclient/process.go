@@ -68,11 +68,17 @@ type ExitInfo struct {
 	Stage string
 	// AfterShutdown is the time from the start of shutdown to the exit.
 	AfterShutdown time.Duration
+	// Hurried: the shutdown's waits were cut short (the run was
+	// interrupted), so how long the server took says nothing.
+	Hurried bool
+	// Grace is how long the harness waited after closing stdin before it
+	// sent SIGTERM.
+	Grace time.Duration
 }
 
 // event is the exit as a transcript event.
 func (e ExitInfo) event() transcript.Exit {
-	return transcript.Exit{Stage: transcript.Stage(e.Stage), Code: e.Code, Signal: e.Signal, AfterShutdown: e.AfterShutdown}
+	return transcript.Exit{Stage: transcript.Stage(e.Stage), Code: e.Code, Signal: e.Signal, AfterShutdown: e.AfterShutdown, Hurried: e.Hurried, Grace: e.Grace}
 }
 
 func (e ExitInfo) String() string {
@@ -102,6 +108,9 @@ type process struct {
 	// tracked is the server's entry among the servers whose descendants
 	// are told apart (nil where that is not done).
 	tracked *tracked
+	hurried bool          // the shutdown's waits were cut short
+	hurryCh chan struct{} // closed by hurry
+	grace   time.Duration // the wait after closing stdin
 }
 
 // ErrStart wraps every failure to start the server command.
@@ -135,7 +144,7 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	// grandchild that keeps stdout open cannot stall the harness.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = isolation()
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), pipes: map[uint64]string{}}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), hurryCh: make(chan struct{}), pipes: map[uint64]string{}}
 	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
 		if ino, ok := pipeInode(f); ok {
 			p.pipes[ino] = name
@@ -212,7 +221,7 @@ func (p *process) wait() {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = ws.Signal().String()
+			e.Signal = signalName(ws.Signal())
 			e.Code = -1
 		}
 	}
@@ -221,6 +230,8 @@ func (p *process) wait() {
 	} else {
 		e.Stage = p.stage
 		e.AfterShutdown = time.Since(p.stopped)
+		e.Hurried = p.hurried
+		e.Grace = p.grace
 	}
 	p.exit = e
 	p.mu.Unlock()
@@ -238,7 +249,10 @@ func (p *process) setStage(s string) {
 	if p.stopped.IsZero() {
 		p.stopped = time.Now()
 	}
-	p.stage = s
+	if p.stage != string(transcript.Stopped) {
+		// Stopped mid-run by the harness stays the reason.
+		p.stage = s
+	}
 	p.mu.Unlock()
 }
 
@@ -257,6 +271,37 @@ const killWait = 5 * time.Second
 // shutdown by first closing the input stream to the child process, waiting
 // for the server to exit, sending SIGTERM if it does not exit within a
 // reasonable time, and SIGKILL if it does not exit after SIGTERM".
+// hurry cuts the waits of a shutdown, under way or to come, to hurryGrace:
+// the run was interrupted.
+func (p *process) hurry() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.hurried {
+		p.hurried = true
+		close(p.hurryCh)
+	}
+}
+
+// waitExit waits for the process to exit, at most grace, or hurryGrace
+// once the shutdown is hurried; it reports whether the process exited.
+func (p *process) waitExit(grace time.Duration) bool {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	case <-p.hurryCh:
+	}
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(hurryGrace):
+		return false
+	}
+}
+
 func (p *process) shutdown(grace time.Duration) ExitInfo {
 	// While the server still runs its children are its own: note who they
 	// are before they lose their parent and are reparented to this process.
@@ -264,16 +309,15 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 	select {
 	case <-p.done:
 	default:
+		p.mu.Lock()
+		p.grace = grace
+		p.mu.Unlock()
 		p.setStage("stdin-eof")
 		p.stdin.Close()
-		select {
-		case <-p.done:
-		case <-time.After(grace):
+		if !p.waitExit(grace) {
 			p.setStage("sigterm")
 			p.signalGroup(syscall.SIGTERM)
-			select {
-			case <-p.done:
-			case <-time.After(grace):
+			if !p.waitExit(grace) {
 				p.setStage("sigkill")
 				p.signalGroup(syscall.SIGKILL)
 				// SIGKILL cannot be caught, but a process stuck in the kernel
@@ -282,6 +326,11 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 				select {
 				case <-p.done:
 				case <-time.After(max(grace, killWait)):
+				case <-p.hurryCh:
+					select {
+					case <-p.done:
+					case <-time.After(hurryGrace):
+					}
 				}
 			}
 		}

@@ -29,10 +29,18 @@ type Fault struct {
 	// slow), so the suite reports Requirement as not judged (error),
 	// never as a fail.
 	Silent bool
+	// Budget marks a fault that exhausts a budget of the harness (a flood):
+	// the run stops the process, says it is incomplete, and reports what it
+	// could not judge as errors; only Requirement and Also may fail.
+	Budget bool
 	// Disputed marks a fault the suite warns about at most: a point where
 	// the spec contradicts itself, or the SHOULD part of a requirement
 	// that also holds a MUST.
-	Disputed    bool
+	Disputed bool
+	// Bulk marks a fault that moves tens of megabytes through the harness
+	// or floods it: correct, but the race detector makes it take minutes,
+	// so the project's tests run it without.
+	Bulk        bool
 	Description string
 }
 
@@ -218,6 +226,12 @@ var catalogue = []faultDef{
 
 	// The process as a whole. Those marked process act on the real process.
 	{Fault: Fault{Name: "crash-on-start", Layer: "process", Requirement: "LIFE-01", Also: []string{"STDIO-01", "JSONRPC-18"}, Description: "writes a line to stderr and exits with status 3 before reading anything"}, process: true},
+	{Fault: Fault{Name: "notification-flood", Bulk: true, Layer: "process", Requirement: "JSONRPC-18", Harness: true, Budget: true, Also: []string{"ERR-01", "ERR-02", "JSONRPC-03"}, Description: "once initialized, writes notifications without end (a harness budget: the run stops it and says what it could not judge)"}},
+	{Fault: Fault{Name: "stdout-flood", Bulk: true, Layer: "process", Requirement: "STDIO-03", Budget: true, Also: []string{"ERR-01", "ERR-02", "JSONRPC-03"}, Description: "once initialized, writes the line \"y\" without end, like yes(1)"}},
+	{Fault: Fault{Name: "request-flood", Bulk: true, Layer: "process", Requirement: "JSONRPC-18", Harness: true, Budget: true, Also: []string{"ERR-01", "ERR-02", "JSONRPC-03"}, Description: "once initialized, sends ping requests without end (a harness budget: the answers are bounded, and the run stops it)"}},
+	{Fault: Fault{Name: "endless-line", Bulk: true, Layer: "process", Requirement: "JSONRPC-18", Silent: true, Description: "once initialized, starts a notification whose string never ends, 64 KiB a millisecond"}},
+	{Fault: Fault{Name: "deep-nesting", Bulk: true, Layer: "process", Requirement: "RES-LIST-01", Harness: true, Description: "the resources/list result carries a member nested 5,000 arrays deep (past the harness's depth: recorded, never judged)"}},
+	{Fault: Fault{Name: "huge-server-info", Bulk: true, Layer: "process", Requirement: "LIFE-03", Harness: true, Description: "serverInfo carries a 60 MiB description: legal, and no report may copy it whole"}},
 	{Fault: Fault{Name: "crash-on-read-without-params", Layer: "process", Requirement: "ERR-04", Version: "2025-11-25", Description: "exits with status 2 on a resources/read that has no params member (as a release of one SDK panicked)"}, process: true},
 	{Fault: Fault{Name: "crash-on-read", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-04"}, Description: "exits with status 1 on the first resources/read"}, process: true},
 	{Fault: Fault{Name: "exit-after-initialize", Layer: "process", Requirement: "JSONRPC-18", Also: []string{"RES-READ-10", "ERR-01", "ERR-02", "ERR-04", "JSONRPC-03", "JSONRPC-17", "JSONRPC-12"}, Description: "exits with status 0 right after the initialize response"}, process: true},
@@ -228,9 +242,9 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "ignore-stdin-eof", Layer: "process", Requirement: "STDIO-08", Harness: true, Description: "keeps running after stdin EOF until it is signalled"}},
 	{Fault: Fault{Name: "leave-child", Layer: "process", Requirement: "STDIO-08", Harness: true, Description: "starts a child `sleep 600` in a new session that inherits stdout, then behaves"}, process: true},
 	{Fault: Fault{Name: "stderr-flood", Layer: "process", Requirement: "STDIO-05", Harness: true, Description: "writes 10 MB to stderr at start"}},
-	{Fault: Fault{Name: "huge-response", Layer: "process", Requirement: "STDIO-02", Harness: true, Description: "lists an extra resource whose read returns 50 MiB of text on one line"}},
-	{Fault: Fault{Name: "huge-line", Layer: "process", Requirement: "STDIO-03", Description: "writes a 50 MiB garbage line (no newline inside it) at start, then behaves"}},
-	{Fault: Fault{Name: "huge-line-unterminated", Layer: "process", Requirement: "STDIO-03", Also: []string{"LIFE-01", "JSONRPC-18"}, Description: "writes 50 MiB of garbage with no newline at start, so the first message is glued onto it"}},
+	{Fault: Fault{Name: "huge-response", Bulk: true, Layer: "process", Requirement: "STDIO-02", Harness: true, Description: "lists an extra resource whose read returns 50 MiB of text on one line"}},
+	{Fault: Fault{Name: "huge-line", Bulk: true, Layer: "process", Requirement: "STDIO-03", Description: "writes a 50 MiB garbage line (no newline inside it) at start, then behaves"}},
+	{Fault: Fault{Name: "huge-line-unterminated", Bulk: true, Layer: "process", Requirement: "STDIO-03", Also: []string{"LIFE-01", "JSONRPC-18"}, Description: "writes 50 MiB of garbage with no newline at start, so the first message is glued onto it"}},
 	{Fault: Fault{Name: "hostile-strings", Layer: "process", Requirement: "RES-READ-04", Description: "names, descriptions, texts and error messages carry markup, ANSI CSI/OSC sequences, C0 controls (NUL in texts) and lone surrogates"}},
 }
 

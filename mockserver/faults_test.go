@@ -3,11 +3,14 @@ package mockserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -61,7 +64,7 @@ func TestFaultCatalogue(t *testing.T) {
 		text-and-blob contents-missing-uri contents-not-array binary-as-text unknown-uri-success unknown-uri-32602
 		unknown-uri-internal not-found-no-data hostile-uri-leak contents-meta-bad-type
 		subscribe-unsupported unsubscribe-error spurious-updated undeclared-list-changed list-changed-bad-params
-		crash-on-start crash-on-read crash-on-read-without-params exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
+		crash-on-start crash-on-read crash-on-read-without-params notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
 		ignore-stdin-eof leave-child stderr-flood huge-response huge-line hostile-strings`) {
 		if !seen[name] {
 			t.Errorf("fault %s is missing", name)
@@ -216,6 +219,7 @@ func runScript(t *testing.T, faults []string, versions ...string) (stdout, stder
 var specialFaults = []string{
 	"slow", "chunked-writes", "stderr-flood", "ignore-stdin-eof",
 	"huge-line", "huge-line-unterminated", "huge-response",
+	"notification-flood", "stdout-flood", "request-flood", "endless-line",
 }
 
 // faultEffects states, for many faults, something the faulty transcript
@@ -641,4 +645,64 @@ func mustCompile(t *testing.T) *catalog {
 		t.Fatal(err)
 	}
 	return cat
+}
+
+// floodWriter takes writes until it holds limit bytes, then fails them
+// and closes stop: the flood faults write until stdout fails.
+type floodWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	limit int
+	stop  chan struct{}
+}
+
+func (w *floodWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf.Len() >= w.limit {
+		return 0, io.ErrClosedPipe
+	}
+	w.buf.Write(p)
+	if w.buf.Len() >= w.limit {
+		close(w.stop)
+	}
+	return len(p), nil
+}
+
+func TestFaultFloods(t *testing.T) {
+	for fault, want := range map[string]func(lines []string) bool{
+		"notification-flood": func(ls []string) bool {
+			return strings.HasPrefix(ls[1], `{"jsonrpc":"2.0","method":"notifications/mcpconform-flood","params":{"n":0}}`)
+		},
+		"stdout-flood": func(ls []string) bool { return ls[1] == "y" && ls[len(ls)-2] == "y" },
+		"request-flood": func(ls []string) bool {
+			return strings.HasPrefix(ls[1], `{"jsonrpc":"2.0","id":"flood-0","method":"ping"}`)
+		},
+		"endless-line": func(ls []string) bool {
+			return len(ls) == 2 && strings.HasPrefix(ls[1], `{"jsonrpc":"2.0","method":"notifications/mcpconform-endless","params":{"text":"endless endless`)
+		},
+	} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			w := &floodWriter{limit: 1 << 20, stop: make(chan struct{})}
+			in, feed := io.Pipe()
+			go func() {
+				feed.Write([]byte(request("1", "initialize", initParams("2025-11-25")) + "\n"))
+				<-w.stop // the flood fills stdout; then stdin ends
+				feed.Close()
+			}()
+			// Serve ends when stdin does, or with the write error of a
+			// stdout that is full.
+			if err := Serve(context.Background(), in, w, nil, Options{Faults: []string{fault}}); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+				t.Fatal(err)
+			}
+			<-w.stop
+			w.mu.Lock()
+			lines := strings.Split(w.buf.String(), "\n")
+			w.mu.Unlock()
+			if len(lines) < 2 || !strings.Contains(lines[0], `"protocolVersion":"2025-11-25"`) || !want(lines) {
+				t.Errorf("%s: %d lines, starting %.200q", fault, len(lines), w.buf.String())
+			}
+		})
+	}
 }

@@ -128,6 +128,20 @@ func (lw *lineWriter) writeBytes(b, recorded []byte, terminate bool) {
 	}
 }
 
+// endless writes head, then chunk again and again, pause apart, as one
+// line that never ends: it keeps the writer, so no other line gets out
+// (a server stuck writing), until a write fails.
+func (lw *lineWriter) endless(head, chunk []byte, pause time.Duration) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	for b := head; lw.err == nil; b = chunk {
+		if _, err := lw.w.Write(b); err != nil {
+			lw.err = err
+		}
+		time.Sleep(pause)
+	}
+}
+
 func (lw *lineWriter) failed() error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

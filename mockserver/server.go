@@ -80,6 +80,7 @@ type server struct {
 	version       string // the negotiated protocol version
 	clientReady   bool   // notifications/initialized arrived
 	exitAfterInit bool
+	flooding      bool // the flood faults were started
 
 	// The 2026-07-28 era. Requests carry everything themselves; what is
 	// kept here is the process's own state (streams, the list), what the
@@ -293,6 +294,9 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 	}
 	resp := s.handleMessage(trimmed)
 	s.emitResponse(resp)
+	if s.initialized {
+		s.startFloods()
+	}
 	if s.exitAfterInit {
 		if s.delay != nil {
 			s.delay.stop()
@@ -444,6 +448,16 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	result, rerr = h.handle(s, msg.params)
 	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
 		rerr.Code = codeInternalError
+	}
+	if o, ok := result.(object); ok && rerr == nil {
+		switch {
+		case msg.method == "resources/list" && s.faults.has("deep-nesting"):
+			o["mcpconformDeep"] = json.RawMessage(deepValue(hostileDepth))
+		case msg.method == "initialize" && s.faults.has("huge-server-info"):
+			if si, ok := o["serverInfo"].(object); ok {
+				si["description"] = strings.Repeat("huge serverInfo ", hugeServerInfo/16)
+			}
+		}
 	}
 	return result, rerr, true
 }

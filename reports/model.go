@@ -44,6 +44,10 @@ type Report struct {
 	// Interrupted is set when the run was cut short (signal or run
 	// deadline, or a judging budget): the verdict is then "error".
 	Interrupted string `json:"interrupted,omitempty"`
+	// Incomplete lists what the run could not see although it ran to its
+	// end: processes the harness stopped past a budget of its own (a
+	// flood). The verdict is then "error".
+	Incomplete []string `json:"incomplete,omitempty"`
 	// DidNotStart says why no session could be established with the
 	// server, when none could.
 	DidNotStart *StartFailure `json:"didNotStart,omitempty"`
@@ -162,7 +166,8 @@ func (r *Report) Count() {
 		s.Verdict = "error"
 	case s.Fail > 0 || len(r.Stale) > 0:
 		s.Verdict = "nonconformant"
-	case s.Error > 0:
+	case s.Error > 0 || len(r.Incomplete) > 0:
+		// What was seen broke nothing, but not everything was seen.
 		s.Verdict = "error"
 	default:
 		s.Verdict = "conformant"

@@ -238,3 +238,55 @@ func isHTTPS(s string) bool {
 	}
 	return true
 }
+
+// ClipJSON returns raw with every string longer than maxString bytes cut
+// to its first maxString bytes and its size ("… (N bytes)"), and, should
+// it still be longer than maxTotal, a string holding its start and size.
+// Values from the server are copied into reports through it: a 60 MB
+// serverInfo costs a report a kilobyte.
+func ClipJSON(raw json.RawMessage, maxString, maxTotal int) json.RawMessage {
+	if len(raw) <= maxString {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return clipped(raw, maxString)
+	}
+	out, err := json.Marshal(clipStrings(v, maxString))
+	if err != nil || len(out) > maxTotal {
+		return clipped(raw, maxString)
+	}
+	return out
+}
+
+func clipped(raw []byte, n int) json.RawMessage {
+	b, _ := json.Marshal(clipString(string(raw), n))
+	return b
+}
+
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := s[:n]
+	for len(cut) > 0 && !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return fmt.Sprintf("%s… (%d bytes)", cut, len(s))
+}
+
+func clipStrings(v any, n int) any {
+	switch x := v.(type) {
+	case string:
+		return clipString(x, n)
+	case []any:
+		for i := range x {
+			x[i] = clipStrings(x[i], n)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = clipStrings(e, n)
+		}
+	}
+	return v
+}

@@ -101,3 +101,22 @@ func TestJSONValue(t *testing.T) {
 		}
 	}
 }
+
+func TestClipJSON(t *testing.T) {
+	big := strings.Repeat("é", 40_000) // 80,000 bytes
+	raw, _ := json.Marshal(map[string]any{"name": "s", "description": big, "list": []any{big, 1}})
+	got := ClipJSON(raw, 1024, 64<<10)
+	if len(got) > 4<<10 {
+		t.Fatalf("clipped to %d bytes", len(got))
+	}
+	var v map[string]any
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v["name"] != "s" || !strings.HasSuffix(v["description"].(string), "… (80000 bytes)") || !utf8.ValidString(v["description"].(string)) {
+		t.Errorf("got %.80q", got)
+	}
+	if small := json.RawMessage(`{"a":1}`); string(ClipJSON(small, 1024, 64<<10)) != string(small) {
+		t.Errorf("a small value changed")
+	}
+}

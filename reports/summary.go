@@ -13,7 +13,7 @@ import (
 // raised it, e.g. to "error" when the target never started) and the one the
 // results imply: a writer never hides a failure.
 func summarize(r *Report) Summary {
-	c := Report{Results: r.Results, Stale: r.Stale, Interrupted: r.Interrupted, DidNotStart: r.DidNotStart}
+	c := Report{Results: r.Results, Stale: r.Stale, Interrupted: r.Interrupted, Incomplete: r.Incomplete, DidNotStart: r.DidNotStart}
 	c.Count()
 	s := c.Summary
 	if overallRank(r.Summary.Verdict) > overallRank(s.Verdict) && c.Interrupted == "" && c.DidNotStart == nil {

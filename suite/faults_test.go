@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 // runMock runs the whole suite against the reference server with faults.
 func runMock(t *testing.T, version string, faults ...string) (*evidence.Run, []reports.Result) {
 	t.Helper()
-	cfg := mockConfig(faults...)
+	cfg := faultConfig(faults...)
 	cfg.SpecVersion = version
 	// Generous for a loaded CI machine under -race; hung methods cost two
 	// deadlines at most (mockclient stops sending to a hung method).
@@ -58,7 +59,24 @@ func summarize(results []reports.Result) string {
 // TestReferenceServerIsConformant: against the correct mock nothing fails,
 // warns or errors, in any version.
 func TestReferenceServerIsConformant(t *testing.T) {
-	_, results := runMock(t, "all")
+	run, results := runMock(t, "all")
+	// Every version it serves is judged: the four handshake versions and
+	// the 2026-07-28 era.
+	want := append(slices.Clone(wire.LegacyVersions), wire.Modern)
+	if got := slices.Sorted(slices.Values(run.Versions)); !slices.Equal(got, want) {
+		t.Errorf("versions judged: got %v, want %v", got, want)
+	}
+	judged := map[string]bool{}
+	for _, r := range results {
+		if r.Verdict != reports.Skip {
+			judged[r.ProtocolVersion] = true
+		}
+	}
+	for _, v := range want {
+		if !judged[v] {
+			t.Errorf("no check was judged in %s", v)
+		}
+	}
 	for _, r := range results {
 		switch r.Verdict {
 		case reports.Fail, reports.Warn, reports.Error:
@@ -96,68 +114,111 @@ func severityIn(id, v string) (reports.Verdict, bool) {
 // warn or error. Silent faults (hangs) prove nothing broken: their
 // requirement is reported as not judged (error), and nothing fails. Every
 // run ends within its deadlines.
+//
+// The bulk faults (tens of megabytes, floods) are left to
+// TestBulkFaultsAreDetected.
 func TestEveryFaultIsDetected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite once per fault")
 	}
 	for _, f := range mockserver.Faults() {
+		if f.Bulk {
+			continue
+		}
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
-			run, results := runMock(t, f.Version, f.Name)
-			v := f.Version
-			if v == "" && len(run.Versions) > 0 {
-				v = run.Versions[0]
-			} else if v == "" {
-				v = wire.Newest
-			}
-			declared := map[string]bool{}
-			if !f.Harness {
-				declared[f.Requirement] = true
-			}
-			for _, a := range f.Also {
-				declared[a] = true
-			}
-			for _, r := range results {
-				bad := r.Verdict == reports.Fail || r.Verdict == reports.Warn
-				switch {
-				case f.Silent && r.Verdict == reports.Fail:
-					t.Errorf("a silent fault failed %s [%s, %s]: silence within a deadline proves nothing: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-				case r.Verdict == reports.Error && f.Silent && declared[r.Requirement]:
-					// Silence is reported as not judged, where declared.
-				case r.Verdict == reports.Error:
-					t.Errorf("harness error: %s [%s, %s]: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-				case bad && !declared[r.Requirement]:
-					t.Errorf("undeclared %s: %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-				}
-			}
-			if f.Harness {
-				return
-			}
-			want, ok := severityIn(f.Requirement, v)
-			if !ok {
-				t.Fatalf("fault %s breaks %s, which the catalogue does not have in %s", f.Name, f.Requirement, v)
-			}
-			if f.Silent {
-				want = reports.Error
-			}
-			if f.Disputed && want == reports.Fail {
-				want = reports.Warn // the spec contradicts itself there: a warning at most
-			}
-			for _, r := range results {
-				if r.Requirement == f.Requirement && r.Verdict == want {
-					return
-				}
-			}
-			var same []string
-			for _, r := range results {
-				if r.Requirement == f.Requirement {
-					same = append(same, fmt.Sprintf("%s=%s (%s)", r.ID, r.Verdict, r.Message))
-				}
-			}
-			t.Errorf("fault %s breaks %s (%s in %s) but no result for it is %s; fatal=%v; results for it: %v; non-passing results:%s",
-				f.Name, f.Requirement, want, v, want, run.Fatal, same, summarize(results))
+			checkFault(t, f)
 		})
 	}
+}
+
+// TestBulkFaultsAreDetected is TestEveryFaultIsDetected for the faults
+// that move tens of megabytes or flood the harness. The race detector
+// makes each take minutes, so it runs only without it (.ci/run runs it
+// so).
+func TestBulkFaultsAreDetected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite once per fault")
+	}
+	if raceEnabled {
+		t.Skip("the bulk faults take minutes under -race; run without it")
+	}
+	n := 0
+	for _, f := range mockserver.Faults() {
+		if !f.Bulk {
+			continue
+		}
+		n++
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			checkFault(t, f)
+		})
+	}
+	if n == 0 {
+		t.Error("no fault of the catalogue is marked bulk")
+	}
+}
+
+// checkFault runs the suite against the mock with fault f and judges the
+// outcome as TestEveryFaultIsDetected says.
+func checkFault(t *testing.T, f mockserver.Fault) {
+	run, results := runMock(t, f.Version, f.Name)
+	v := f.Version
+	if v == "" && len(run.Versions) > 0 {
+		v = run.Versions[0]
+	} else if v == "" {
+		v = wire.Newest
+	}
+	declared := map[string]bool{}
+	if !f.Harness {
+		declared[f.Requirement] = true
+	}
+	for _, a := range f.Also {
+		declared[a] = true
+	}
+	for _, r := range results {
+		bad := r.Verdict == reports.Fail || r.Verdict == reports.Warn
+		switch {
+		case (f.Budget || f.Silent) && r.Verdict == reports.Error:
+			// What the harness stopped, and silence within its
+			// windows, are not judged: errors, wherever they fall.
+		case f.Silent && r.Verdict == reports.Fail:
+			t.Errorf("a silent fault failed %s [%s, %s]: silence within a deadline proves nothing: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+		case r.Verdict == reports.Error:
+			t.Errorf("harness error: %s [%s, %s]: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+		case bad && !declared[r.Requirement]:
+			t.Errorf("undeclared %s: %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+		}
+	}
+	if f.Budget && len(run.Incomplete()) == 0 {
+		t.Errorf("fault %s floods the harness, but the run does not say it is incomplete", f.Name)
+	}
+	if f.Harness {
+		return
+	}
+	want, ok := severityIn(f.Requirement, v)
+	if !ok {
+		t.Fatalf("fault %s breaks %s, which the catalogue does not have in %s", f.Name, f.Requirement, v)
+	}
+	if f.Silent {
+		want = reports.Error
+	}
+	if f.Disputed && want == reports.Fail {
+		want = reports.Warn // the spec contradicts itself there: a warning at most
+	}
+	for _, r := range results {
+		if r.Requirement == f.Requirement && r.Verdict == want {
+			return
+		}
+	}
+	var same []string
+	for _, r := range results {
+		if r.Requirement == f.Requirement {
+			same = append(same, fmt.Sprintf("%s=%s (%s)", r.ID, r.Verdict, r.Message))
+		}
+	}
+	t.Errorf("fault %s breaks %s (%s in %s) but no result for it is %s; fatal=%v; results for it: %v; non-passing results:%s",
+		f.Name, f.Requirement, want, v, want, run.Fatal, same, summarize(results))
 }
 
 // TestExampleFixturesAreConformant: the mock server serves every example
@@ -175,8 +236,7 @@ func TestExampleFixturesAreConformant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := mockConfig()
-			cfg.Env = append(cfg.Env, "MCPCONFORM_TEST_FIXTURE="+abs)
+			cfg := mockConfig("--fixture", abs)
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 5 * time.Second
 			run, err := execute.Execute(context.Background(), cfg)

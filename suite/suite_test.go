@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,26 +21,52 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// The test binary doubles as the reference server: with MCPCONFORM_TEST_SERVE
-// set it serves MCP on stdio (with the faults named in MCPCONFORM_TEST_FAULTS)
-// instead of running tests. No separate build is needed.
-func TestMain(m *testing.M) {
-	if os.Getenv("MCPCONFORM_TEST_SERVE") == "1" {
-		os.Exit(serveMock())
-	}
-	os.Exit(m.Run())
+// The reference server the tests judge is `mcpconform mock`, built once
+// without the race detector: under -race a mock process of the
+// instrumented test binary takes over three times as long, and the
+// self-test runs the whole suite some two hundred times. Where the build
+// is not possible (this package tested from a read-only module cache),
+// the test binary serves instead: with MCPCONFORM_TEST_SERVE set it takes
+// the same arguments as `mcpconform mock`.
+var mockBin struct {
+	once sync.Once
+	dir  string
+	path string
 }
 
-func serveMock() int {
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPCONFORM_TEST_SERVE") == "1" {
+		os.Exit(serveMock(os.Args[1:]))
+	}
+	code := m.Run()
+	if mockBin.dir != "" {
+		os.RemoveAll(mockBin.dir)
+	}
+	os.Exit(code)
+}
+
+// serveMock serves the reference server with args of `mcpconform mock`
+// (after the word "mock"): --fault, --variant, --fixture.
+func serveMock(args []string) int {
+	fs := flag.NewFlagSet("mock", flag.ContinueOnError)
+	faults := fs.String("fault", "", "")
+	variants := fs.String("variant", "", "")
+	fixture := fs.String("fixture", "", "")
+	if len(args) > 0 && args[0] == "mock" {
+		args = args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	opts := mockserver.Options{}
-	if f := os.Getenv("MCPCONFORM_TEST_FAULTS"); f != "" {
-		opts.Faults = strings.Split(f, ",")
+	if *faults != "" {
+		opts.Faults = strings.Split(*faults, ",")
 	}
-	if v := os.Getenv("MCPCONFORM_TEST_VARIANTS"); v != "" {
-		opts.Variants = strings.Split(v, ",")
+	if *variants != "" {
+		opts.Variants = strings.Split(*variants, ",")
 	}
-	if p := os.Getenv("MCPCONFORM_TEST_FIXTURE"); p != "" {
-		fx, err := mockserver.LoadFixture(p)
+	if *fixture != "" {
+		fx, err := mockserver.LoadFixture(*fixture)
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			return 2
@@ -51,15 +80,48 @@ func serveMock() int {
 	return 0
 }
 
-// mockConfig returns a suite configuration whose target is this test
-// binary serving the reference server with the given faults.
-func mockConfig(faults ...string) execute.Config {
+// mockCommand is the command that serves the reference server with args
+// of `mcpconform mock`, and the variables it needs.
+func mockCommand(args ...string) ([]string, []string) {
+	mockBin.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			return
+		}
+		dir, err := os.MkdirTemp("", "mcpconform-suite-test-")
+		if err != nil {
+			return
+		}
+		mockBin.dir = dir
+		path := filepath.Join(dir, "mcpconform")
+		if exec.Command(goTool, "build", "-o", path, "../cmd/mcpconform").Run() == nil {
+			mockBin.path = path
+		}
+	})
+	if mockBin.path != "" {
+		return append([]string{mockBin.path, "mock"}, args...), nil
+	}
 	self, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
-	env := mockclient.Environment([]string{"MCPCONFORM_TEST_SERVE=1", "MCPCONFORM_TEST_FAULTS=" + strings.Join(faults, ",")}, false)
-	return execute.Config{Command: []string{self}, Env: env, Timeout: 3 * time.Second, Grace: 500 * time.Millisecond}
+	return append([]string{self, "mock"}, args...), []string{"MCPCONFORM_TEST_SERVE=1"}
+}
+
+// mockConfig returns a suite configuration whose target is the reference
+// server with args of `mcpconform mock` (--fault NAME, --variant NAME,
+// --fixture FILE).
+func mockConfig(args ...string) execute.Config {
+	argv, env := mockCommand(args...)
+	return execute.Config{Command: argv, Env: mockclient.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second}
+}
+
+// faultConfig is mockConfig for a server with the given faults.
+func faultConfig(faults ...string) execute.Config {
+	if len(faults) == 0 {
+		return mockConfig()
+	}
+	return mockConfig("--fault", strings.Join(faults, ","))
 }
 
 var target = flag.String("mcpconform.target", "", "server command to judge, as a JSON array or space-separated words (env MCPCONFORM_TARGET); default: the reference server")

@@ -24,8 +24,7 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 	for _, v := range mockserver.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			cfg := mockConfig()
-			cfg.Env = append(cfg.Env, "MCPCONFORM_TEST_VARIANTS="+v.Name)
+			cfg := mockConfig("--variant", v.Name)
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 5 * time.Second
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

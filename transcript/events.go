@@ -113,6 +113,9 @@ const (
 	StdinEOF       Stage = "stdin-eof"
 	SIGTERM        Stage = "sigterm"
 	SIGKILL        Stage = "sigkill"
+	// Stopped: the harness killed it mid-run, past one of its budgets (a
+	// flood): its end says nothing of the server.
+	Stopped Stage = "stopped"
 )
 
 // Exit is how a process ended.
@@ -122,6 +125,11 @@ type Exit struct {
 	Signal string `json:"signal,omitempty"` // the signal that killed it
 	// AfterShutdown is the time from the start of shutdown to the exit.
 	AfterShutdown time.Duration `json:"afterShutdownNs,omitempty"`
+	// Hurried: the run was interrupted and the shutdown's waits cut short.
+	Hurried bool `json:"hurried,omitempty"`
+	// Grace is how long the harness waited after closing stdin before it
+	// sent SIGTERM (zero when the shutdown did not get that far).
+	Grace time.Duration `json:"graceNs,omitempty"`
 }
 
 func (e Exit) String() string {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/wire"
@@ -76,11 +77,44 @@ type Limits struct {
 	// ClipTo is what a line past KeepWhole keeps (default 4 KiB).
 	ClipTo int
 	// MaxEntries and MaxBytes bound a flood: past either, the transcript
-	// keeps only counts and the last Tail entries (defaults 200,000 entries,
-	// 512 MiB of lines, 20).
+	// keeps only counts and the last Tail entries (defaults 20,000
+	// entries, 128 MiB of line bytes kept, 20). What a line past the size
+	// limit does not keep does not count: the budget is the memory held.
 	MaxEntries int
 	MaxBytes   int64
 	Tail       int
+	// Pool, when set, is a budget the transcripts of one run share: a
+	// server that floods every process it is started in is stopped once
+	// the run has held that many lines, and past its bytes every
+	// transcript keeps lines clipped, as past KeepWhole.
+	Pool *Pool
+}
+
+// Pool is a budget of lines and of bytes kept whole, shared by the
+// transcripts of a run.
+type Pool struct {
+	MaxEntries int64
+	KeepWhole  int64
+	entries    atomic.Int64
+	whole      atomic.Int64
+}
+
+// NewPool returns a pool of maxEntries lines and keepWhole bytes kept whole.
+func NewPool(maxEntries, keepWhole int64) *Pool {
+	return &Pool{MaxEntries: maxEntries, KeepWhole: keepWhole}
+}
+
+// over reports whether the pool's lines are spent, and how.
+func (p *Pool) over() string {
+	if p == nil || p.entries.Load() < p.MaxEntries {
+		return ""
+	}
+	return fmt.Sprintf("more than %d lines in all the run's processes", p.MaxEntries)
+}
+
+// full reports whether keeping n more bytes whole passes the pool.
+func (p *Pool) full(n int) bool {
+	return p != nil && p.whole.Load()+int64(n) > p.KeepWhole
 }
 
 func (l Limits) withDefaults() Limits {
@@ -91,10 +125,10 @@ func (l Limits) withDefaults() Limits {
 		l.ClipTo = 4 << 10
 	}
 	if l.MaxEntries == 0 {
-		l.MaxEntries = 200_000
+		l.MaxEntries = 20_000
 	}
 	if l.MaxBytes == 0 {
-		l.MaxBytes = 512 << 20
+		l.MaxBytes = 128 << 20
 	}
 	if l.Tail == 0 {
 		l.Tail = 20
@@ -147,11 +181,15 @@ func (t *Transcript) Add(e Entry) int {
 		e.Len = len(e.Data)
 	}
 	t.total += int64(e.Len)
+	pooled := t.limits.Pool.over()
 	if t.flood == nil && e.Dir != Note &&
-		(len(t.entries) >= t.limits.MaxEntries || t.total > t.limits.MaxBytes) {
-		reason := fmt.Sprintf("more than %d entries", t.limits.MaxEntries)
-		if t.total > t.limits.MaxBytes {
-			reason = fmt.Sprintf("more than %d bytes", t.limits.MaxBytes)
+		(len(t.entries) >= t.limits.MaxEntries || t.kept > t.limits.MaxBytes || pooled != "") {
+		reason := fmt.Sprintf("more than %d lines", t.limits.MaxEntries)
+		switch {
+		case t.kept > t.limits.MaxBytes:
+			reason = fmt.Sprintf("more than %d MiB of lines to keep", t.limits.MaxBytes>>20)
+		case pooled != "":
+			reason = pooled
 		}
 		t.flood = &Flood{Reason: reason}
 		f, cb := *t.flood, t.onFlood
@@ -173,10 +211,14 @@ func (t *Transcript) Add(e Entry) int {
 		t.mu.Unlock()
 		return -1
 	}
-	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole {
+	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole || t.limits.Pool.full(len(e.Data)) {
 		t.clipLocked(&e, false)
 	}
 	t.kept += int64(len(e.Data))
+	if p := t.limits.Pool; p != nil && e.Dir != Note {
+		p.entries.Add(1)
+		p.whole.Add(int64(len(e.Data)))
+	}
 	seq := t.appendLocked(e)
 	t.mu.Unlock()
 	return seq
@@ -242,12 +284,15 @@ func (t *Transcript) Flooded() *Flood {
 	return &f
 }
 
-// Entries returns the entries recorded so far (a new slice; the entries
-// themselves are immutable once added).
+// Entries returns the entries recorded so far. The slice is a view, not
+// a copy (a flood of lines would make every call copy tens of thousands of
+// entries): entries are immutable once added, and callers must not write
+// to it, nor append to a reslice of it (entries[:n]), which would write
+// over the transcript; slices.Concat or Slice make copies.
 func (t *Transcript) Entries() []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]Entry(nil), t.entries...)
+	return t.entries[:len(t.entries):len(t.entries)]
 }
 
 // Len returns the number of entries so far: the sequence number the next
@@ -258,8 +303,8 @@ func (t *Transcript) Len() int {
 	return len(t.entries)
 }
 
-// Slice returns the entries with sequence numbers in [from, to); to < 0
-// means to the end.
+// Slice returns a copy of the entries with sequence numbers in [from,
+// to); to < 0 means to the end.
 func (t *Transcript) Slice(from, to int) []Entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -139,7 +139,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		if err == nil {
 			sameMessage(t, in, got, want)
 		}
-		if m, ok := SplitObject(in); ok != (err == nil && bytes.TrimSpace(in)[0] == '{') || ok && len(m) != len(want.Members) {
+		if m, ok := SplitObject(in); ok != (err == nil && bytes.TrimSpace(in)[0] == '{') || ok && len(m) != len(want.members) {
 			t.Fatalf("SplitObject(%q): %v, %v; DecodeMessage says %v", in, m, ok, err)
 		}
 		var items []json.RawMessage
@@ -166,14 +166,18 @@ func FuzzDecodeMessage(f *testing.F) {
 	})
 }
 
-func sameMessage(t *testing.T, in []byte, got, want *Message) {
+func sameMessage(t *testing.T, in []byte, got *Message, want *refMessage) {
 	t.Helper()
-	if len(got.Members) != len(want.Members) {
-		t.Fatalf("%q: members %q, want %q", in, got.Members, want.Members)
+	names := map[string]bool{}
+	for _, m := range got.members {
+		names[m.name] = true
 	}
-	for k, v := range want.Members {
-		if !bytes.Equal(got.Members[k], v) {
-			t.Fatalf("%q: member %q is %q, want %q", in, k, got.Members[k], v)
+	if len(names) != len(want.members) {
+		t.Fatalf("%q: members %v, want %q", in, got.members, want.members)
+	}
+	for k, v := range want.members {
+		if g, _ := got.Member(k); !bytes.Equal(g, v) {
+			t.Fatalf("%q: member %q is %q, want %q", in, k, g, v)
 		}
 	}
 	if !bytes.Equal(got.ID, want.ID) || got.Method != want.Method || !bytes.Equal(got.Params, want.Params) ||
@@ -182,27 +186,34 @@ func sameMessage(t *testing.T, in []byte, got, want *Message) {
 	}
 }
 
+// refMessage is a message as encoding/json decodes it.
+type refMessage struct {
+	members                   map[string]json.RawMessage
+	ID, Params, Result, Error json.RawMessage
+	Method                    string
+}
+
 // referenceDecode is DecodeMessage as encoding/json does it, copying.
-func referenceDecode(raw []byte) (*Message, error) {
-	m := &Message{Raw: raw}
-	if err := json.Unmarshal(raw, &m.Members); err != nil {
+func referenceDecode(raw []byte) (*refMessage, error) {
+	m := &refMessage{}
+	if err := json.Unmarshal(raw, &m.members); err != nil {
 		return nil, err
 	}
-	if m.Members == nil {
-		m.Members = map[string]json.RawMessage{}
+	if m.members == nil {
+		m.members = map[string]json.RawMessage{}
 	}
-	m.ID = m.Members["id"]
-	if v, ok := m.Members["method"]; ok {
+	m.ID = m.members["id"]
+	if v, ok := m.members["method"]; ok {
 		var s string
 		if json.Unmarshal(v, &s) == nil {
 			m.Method = s
 		}
 	}
-	m.Params, m.Result, m.Error = m.Members["params"], m.Members["result"], m.Members["error"]
+	m.Params, m.Result, m.Error = m.members["params"], m.members["result"], m.members["error"]
 	return m, nil
 }
 
-func referenceDecodeLine(line []byte) (msgs []*Message, batch bool) {
+func referenceDecodeLine(line []byte) (msgs []*refMessage, batch bool) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var items []json.RawMessage

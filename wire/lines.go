@@ -26,6 +26,7 @@ const (
 	IssuePartialEOF  FrameIssue = "partial-at-eof"     // stdout ended without a final newline
 	IssueNotMessage  FrameIssue = "not-a-message"      // JSON, but neither an object nor an array
 	IssueRawNewline  FrameIssue = "raw-line-separator" // a raw U+2028 or U+2029 inside the line
+	IssueTooDeep     FrameIssue = "too-deep"           // nested deeper than MaxDepth: not decoded
 )
 
 // Line is one newline-terminated unit of the server's stdout.
@@ -224,6 +225,12 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, las
 	// A BOM or invalid UTF-8 makes the line unusable as strict JSON, but the
 	// value is still decoded (BOM stripped) so that the rest of the session
 	// can be judged: the issue itself is already on record.
+	if Depth(trimmed) > MaxDepth {
+		// No rule limits nesting; the harness's walks over values would
+		// cost the square of the depth, so the value is not decoded.
+		l.Issues = append(l.Issues, IssueTooDeep)
+		return l
+	}
 	if !json.Valid(trimmed) {
 		l.Issues = append(l.Issues, IssueNotJSON)
 		return l
@@ -243,8 +250,40 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, las
 // Value is exactly this.
 func LineValue(data []byte) json.RawMessage {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, bom))
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || !json.Valid(trimmed) {
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') || Depth(trimmed) > MaxDepth || !json.Valid(trimmed) {
 		return nil
 	}
 	return json.RawMessage(trimmed)
+}
+
+// MaxDepth is the deepest nesting of objects and arrays the harness
+// decodes. The spec sets none; JSON lets a reader set one (RFC 8259,
+// section 9). MCP messages nest a few dozen levels at most.
+const MaxDepth = 512
+
+// Depth returns how deeply b nests objects and arrays, reading it as JSON
+// text (brackets inside strings do not count); it works on any bytes.
+func Depth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -22,18 +22,37 @@ const (
 // JSON so that checks can judge types exactly (an id "1" is not an id 1), and
 // Has records which members were present at all.
 type Message struct {
-	Raw     json.RawMessage
-	Members map[string]json.RawMessage
-	ID      json.RawMessage // nil when the member is absent
-	Method  string          // empty unless "method" is a JSON string
-	Params  json.RawMessage
-	Result  json.RawMessage
-	Error   json.RawMessage
+	Raw    json.RawMessage
+	ID     json.RawMessage // nil when the member is absent
+	Method string          // empty unless "method" is a JSON string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
+	// members are the object's members in order, slices of Raw: a few
+	// per message, so a slice costs less than a map (a flood holds
+	// hundreds of thousands of messages).
+	members []member
+}
+
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// Member returns the value of the named member and whether the message
+// had it (the last one, if it was named twice).
+func (m *Message) Member(name string) (json.RawMessage, bool) {
+	for i := len(m.members) - 1; i >= 0; i-- {
+		if m.members[i].name == name {
+			return m.members[i].value, true
+		}
+	}
+	return nil, false
 }
 
 // Has reports whether the message had the member.
 func (m *Message) Has(member string) bool {
-	_, ok := m.Members[member]
+	_, ok := m.Member(member)
 	return ok
 }
 
@@ -74,21 +93,22 @@ var errNotObject = errors.New("not a JSON object")
 
 // decodeValid is DecodeMessage for raw already known to be valid JSON.
 func decodeValid(raw json.RawMessage) (*Message, error) {
-	members, err := splitObject(raw)
-	if err != nil {
+	m := &Message{Raw: raw}
+	if err := eachMember(raw, func(name string, v json.RawMessage) {
+		m.members = append(m.members, member{name, v})
+	}); err != nil {
 		return nil, err
 	}
-	m := &Message{Raw: raw, Members: members}
-	m.ID = m.Members["id"]
-	if v, ok := m.Members["method"]; ok && len(v) > 0 && v[0] == '"' {
+	m.ID, _ = m.Member("id")
+	if v, ok := m.Member("method"); ok && len(v) > 0 && v[0] == '"' {
 		var s string
 		if json.Unmarshal(v, &s) == nil {
 			m.Method = s
 		}
 	}
-	m.Params = m.Members["params"]
-	m.Result = m.Members["result"]
-	m.Error = m.Members["error"]
+	m.Params, _ = m.Member("params")
+	m.Result, _ = m.Member("result")
+	m.Error, _ = m.Member("error")
 	return m, nil
 }
 
@@ -121,20 +141,29 @@ func SplitArray(raw []byte) ([]json.RawMessage, bool) {
 // raw (null gives no members). A member named twice keeps its last value, as
 // encoding/json does.
 func splitObject(raw []byte) (map[string]json.RawMessage, error) {
+	members := map[string]json.RawMessage{}
+	if err := eachMember(raw, func(name string, v json.RawMessage) { members[name] = v }); err != nil {
+		return nil, err
+	}
+	return members, nil
+}
+
+// eachMember calls f with each member of the valid JSON object raw, in
+// order, its value a slice of raw (null has none).
+func eachMember(raw []byte, f func(name string, v json.RawMessage)) error {
 	i := skipSpace(raw, 0)
 	if i < len(raw) && raw[i] == 'n' {
-		return map[string]json.RawMessage{}, nil
+		return nil
 	}
 	if i >= len(raw) || raw[i] != '{' {
-		return nil, errNotObject
+		return errNotObject
 	}
-	members := map[string]json.RawMessage{}
 	i++
 	for {
 		i = skipSpace(raw, i)
 		switch raw[i] {
 		case '}':
-			return members, nil
+			return nil
 		case ',':
 			i = skipSpace(raw, i+1)
 		}
@@ -143,7 +172,7 @@ func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 		i = skipSpace(raw, end) + 1 // the colon
 		i = skipSpace(raw, i)
 		end = skipValue(raw, i)
-		members[key] = json.RawMessage(raw[i:end:end])
+		f(key, json.RawMessage(raw[i:end:end]))
 		i = end
 	}
 }

@@ -164,7 +164,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	durationVar(fs, &o.startTimeout, "start-timeout", 20*time.Second, "the longest `duration` from starting a server process to its initialize result")
 	durationVar(fs, &o.runTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
 	durationVar(fs, &o.grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
-	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line accepted, in `bytes`; longer lines are violations and are not read into memory")
+	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line read, in `bytes`; a longer line is not read into memory, and is recorded, not judged (the spec sets no size)")
 	fs.StringVar(&o.specVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(wire.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
 	fs.Var(&o.env, "env", "add `KEY=VALUE` to the server's environment (repeatable)")
 	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
@@ -182,8 +182,10 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.Var(listFlag{&o.skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
 	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
-	fs.BoolVar(&o.verbose, "verbose", false, "show details for every check, not only failures and warnings")
-	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary on the console")
+	fs.BoolVar(&o.verbose, "verbose", false, "list every check of the versions judged (passes and skips too), and show the matcher and transcript of each problem")
+	fs.BoolVar(&o.verbose, "v", false, "the same as --verbose")
+	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary and the failing, warning and erroring checks, one line each")
+	fs.BoolVar(&o.quiet, "q", false, "the same as --quiet")
 	fs.IntVar(&o.parallel, "parallel", 4, "server processes run at once (at least 1)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
@@ -241,6 +243,9 @@ func (o *options) validate() error {
 			return errors.New("--no-color and --color=always contradict each other; write one of them")
 		}
 		o.color = colorNever
+	}
+	if o.quiet && o.verbose {
+		return errors.New("--quiet and --verbose contradict each other; write one of them")
 	}
 	if o.reportDir == "-" {
 		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for one report on stdout, or --report-dir out")

@@ -109,7 +109,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		SpecVersion:    o.specVersion,
 		Vectors:        files,
 		Parallel:       o.parallel,
-		Want:           wanted(o),
+		Want:           wanted(o, files),
 		Tool:           version,
 	}
 	term := progressTerminal(o.quiet, stdout, stderr)
@@ -185,6 +185,7 @@ func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.Fil
 		StartedAt:     run.Started.UTC(),
 		DurationMs:    run.Duration.Milliseconds(),
 		Interrupted:   run.Interrupted,
+		Incomplete:    run.Incomplete(),
 		Target:        target(run),
 	}
 	if run.Fatal != nil {
@@ -221,6 +222,9 @@ func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.Fil
 		// Never more conformant than the evidence: what could not be
 		// judged does not pass a CI gate.
 		code = exitIncomplete
+	}
+	for _, why := range rep.Incomplete {
+		fmt.Fprintf(stderr, "mcpconform: %s; what it held is judged, and the run is not called conformant\n", reports.Escape(why))
 	}
 	if rep.Interrupted != "" {
 		fmt.Fprintf(stderr, "mcpconform: %s; the report is partial\n", rep.Interrupted)
@@ -303,8 +307,9 @@ func target(run *evidence.Run) reports.Target {
 	if len(run.Versions) > 0 {
 		if s := run.Session(run.Versions[0]); s != nil {
 			t.ProtocolVersion = s.Negotiated
-			t.ServerInfo = s.InitResult()["serverInfo"]
-			t.Capabilities = s.InitResult()["capabilities"]
+			// What the server sent, cut to a kilobyte per string.
+			t.ServerInfo = reports.ClipJSON(s.InitResult()["serverInfo"], 1<<10, 64<<10)
+			t.Capabilities = reports.ClipJSON(s.InitResult()["capabilities"], 1<<10, 64<<10)
 			if p := s.Shared(); p != nil {
 				t.StderrTail = p.StderrTail
 			}
@@ -316,9 +321,49 @@ func target(run *evidence.Run) reports.Target {
 	return t
 }
 
-// wanted turns --only and --skip into the executor's selection: a check
-// or test is run when its id passes them (the finer selection of results
-// by level, area or label happens when results are filtered).
-func wanted(o *options) func(id string) bool {
-	return func(id string) bool { return true }
+// wanted turns --only and --skip into the executor's selection, so that
+// a narrow run starts only what its checks need. It errs on the side of
+// running: a test runs when --only could select it in some version (a
+// level selector matches any level its requirement has), and --skip
+// leaves it out only by a name that is the same in every version (id,
+// requirement, area, flag). Results are then filtered exactly, version by
+// version.
+func wanted(o *options, files []*vectors.File) func(id string) bool {
+	if len(o.onlySel) == 0 && len(o.skipSel) == 0 {
+		return nil
+	}
+	if files == nil {
+		files, _ = vectors.Embedded()
+	}
+	only, skip := map[string]bool{}, map[string]bool{}
+	for _, e := range listChecks(files) {
+		n := e.names()
+		if len(o.onlySel) == 0 || anyMatches(o.onlySel, n) || anyMatches(o.onlySel, levelNames(n)) {
+			only[e.ID] = true
+		}
+		fixed := n
+		fixed.Level = ""
+		fixed.Labels = nil
+		for _, l := range n.Labels {
+			if !strings.HasPrefix(l, "level:") {
+				fixed.Labels = append(fixed.Labels, l)
+			}
+		}
+		if anyMatches(o.skipSel, fixed) {
+			skip[e.ID] = true
+		}
+	}
+	return func(id string) bool { return only[id] && !skip[id] }
+}
+
+// levelNames is n answering to each level its requirement has in some
+// version, as a bare level (MUST) and not only as a label (level:MUST).
+func levelNames(n checkNames) checkNames {
+	out := checkNames{ID: n.ID}
+	for _, l := range n.Labels {
+		if lv, ok := strings.CutPrefix(l, "level:"); ok {
+			out.Labels = append(out.Labels, lv, strings.ReplaceAll(lv, " ", "-"))
+		}
+	}
+	return out
 }

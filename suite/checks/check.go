@@ -149,6 +149,7 @@ func (c *Check) Applies(v string) string {
 // Result judges the check under j.
 func (c *Check) Result(j *J) (res reports.Result) {
 	res = BaseResult(c.ID, c.Requirement, c.Area, j.Version, c.Flags)
+	res.Expect = c.Description
 	if why := c.Applies(j.Version); why != "" {
 		res.Verdict, res.Message = reports.Skip, why
 		return res

@@ -179,7 +179,7 @@ func isNotification(m *wire.Message) bool {
 }
 
 func envelopeRule(m *wire.Message) string {
-	v, ok := m.Members["jsonrpc"]
+	v, ok := m.Member("jsonrpc")
 	switch {
 	case !ok:
 		return `no "jsonrpc" member`
@@ -187,7 +187,7 @@ func envelopeRule(m *wire.Message) string {
 		return `"jsonrpc" is ` + clipJSON(v, 20) + `, want "2.0"`
 	case m.Kind() == wire.KindInvalid:
 		return "neither a request, a notification nor a response"
-	case m.Has("method") && wire.Type(m.Members["method"]) != "string":
+	case m.Has("method") && wire.Type(memberOf(m, "method")) != "string":
 		return "method is not a string"
 	}
 	return ""
@@ -346,6 +346,12 @@ func checkUnsolicited(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d responses, each answering a request", t.n), "no response to judge")
+}
+
+// memberOf is the value of a member of m, nil when absent.
+func memberOf(m *wire.Message, name string) json.RawMessage {
+	v, _ := m.Member(name)
+	return v
 }
 
 // holdsRequest reports whether a client line carries a request.

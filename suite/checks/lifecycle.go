@@ -287,6 +287,16 @@ func checkVersionEcho(j *J) Finding {
 	return t.finding(ok, "no initialize offered or answered "+j.Version)
 }
 
+// anyAnswered reports whether any initialize of the run got a response.
+func anyAnswered(hs []handshake) bool {
+	for _, h := range hs {
+		if h.x.Response != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func checkCounterOffer(j *J) Finding {
 	hs := handshakes(j.Run)
 	e := echoed(hs)
@@ -304,6 +314,12 @@ func checkCounterOffer(j *J) Finding {
 			continue
 		}
 		if owner := counterOfferVersion(j.Run, h); owner != "" && owner != j.Version {
+			continue
+		}
+		if h.x.Response == nil && !anyAnswered(hs) && h.x.NoResponse != nil && h.x.NoResponse.Reason == transcript.ReasonExited {
+			// It exited unanswered whatever version it was offered: that
+			// says nothing of unknown versions (the start-up checks judge it).
+			nothing = "the server answered no initialize, whatever version it was offered"
 			continue
 		}
 		t.judged()

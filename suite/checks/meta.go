@@ -96,7 +96,7 @@ func metaObjects(j *J, yield func(w *Where, where func() string, v json.RawMessa
 			}
 		}
 		for _, member := range []string{"result", "params"} {
-			if v, ok := m.Members[member]; ok {
+			if v, ok := m.Member(member); ok {
 				walk([]string{member}, v)
 			}
 		}

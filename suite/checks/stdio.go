@@ -70,10 +70,15 @@ func stdioChecks() []*Check {
 // lineFinding judges every stdout line with rule, which returns a
 // violation, or a recorded oddity.
 func lineFinding(j *J, okMsg string, rule func(e transcript.Entry) (violation, record string)) Finding {
+	return processLineFinding(j, okMsg, func(_ *evidence.Process, e transcript.Entry) (string, string) { return rule(e) })
+}
+
+// processLineFinding is lineFinding for rules that need the line's process.
+func processLineFinding(j *J, okMsg string, rule func(p *evidence.Process, e transcript.Entry) (violation, record string)) Finding {
 	t := &tally{}
 	eachLine(j, func(p *evidence.Process, e transcript.Entry) {
 		t.judged()
-		v, r := rule(e)
+		v, r := rule(p, e)
 		switch {
 		case v != "":
 			t.violate(At(p, e.Seq), "%s: %s", v, quoteBytes(e.Data, 80))
@@ -86,8 +91,11 @@ func lineFinding(j *J, okMsg string, rule func(e transcript.Entry) (violation, r
 }
 
 func checkFraming(j *J) Finding {
-	return lineFinding(j, "every line is one whole message", func(e transcript.Entry) (string, string) {
+	return processLineFinding(j, "every line is one whole message", func(p *evidence.Process, e transcript.Entry) (string, string) {
 		switch {
+		case e.Has(wire.IssuePartialEOF) && killedByHarness(p):
+			// The harness's signal cut the line, not the server.
+			return "", "stdout ended in the middle of a line when the harness killed the process"
 		case e.Has(wire.IssuePartialEOF):
 			return "stdout ended in the middle of a line (no final newline)", ""
 		case e.Has(wire.IssueNotJSON) && looksLikeFragment(e.Data):
@@ -102,6 +110,13 @@ func checkFraming(j *J) Finding {
 		}
 		return "", ""
 	})
+}
+
+// killedByHarness reports whether the process was ended by a signal of the
+// harness (shutdown's SIGTERM or SIGKILL, or a stop past a budget).
+func killedByHarness(p *evidence.Process) bool {
+	e := p.Exit()
+	return e != nil && (e.Stage == transcript.SIGTERM || e.Stage == transcript.SIGKILL || e.Stage == transcript.Stopped) && e.Signal != ""
 }
 
 // looksLikeFragment guesses that a non-JSON line is a piece of a message
@@ -153,6 +168,9 @@ func looksLikeFragment(b []byte) bool {
 func checkOnlyMessages(j *J) Finding {
 	return lineFinding(j, "every line is a message", func(e transcript.Entry) (string, string) {
 		switch {
+		case e.Has(wire.IssueTooDeep):
+			// The spec sets no depth; the harness's is a budget.
+			return "", fmt.Sprintf("a line nested more than %d levels deep, past what the harness decodes (not judged)", wire.MaxDepth)
 		case e.Has(wire.IssueOversize) && !messagePrefix(e.Data):
 			// Past the harness's size the line was not read, but what was
 			// read already cannot begin a JSON-RPC message.
@@ -317,7 +335,7 @@ func checkShutdown(j *J) Finding {
 	procs := j.Session.All()
 	p := procs[len(procs)-1]
 	for i := len(procs) - 1; i >= 0; i-- {
-		if e := procs[i].Exit(); e != nil && e.Stage != transcript.BeforeShutdown {
+		if e := procs[i].Exit(); e != nil && e.Stage != transcript.BeforeShutdown && e.Stage != transcript.Stopped {
 			p = procs[i]
 			break
 		}
@@ -327,12 +345,19 @@ func checkShutdown(j *J) Finding {
 	switch {
 	case e == nil:
 		return skipped("the process was not shut down (the run was stopped)")
+	case e.Stage == transcript.Stopped:
+		return skipped("the harness stopped the process mid-run (a budget), so its shutdown was not seen")
+	case e.Hurried && e.Stage != transcript.StdinEOF:
+		return skipped("the run was interrupted, and the shutdown's waits were cut short")
 	case e.Stage == transcript.BeforeShutdown:
 		return Finding{Outcome: Recorded, Message: "the server exited on its own before shutdown began (" + e.String() + ")", Where: exitWhere(p)}
 	case e.Stage == transcript.StdinEOF:
 		return passed(fmt.Sprintf("exited %s after stdin closed (%s)", e.AfterShutdown.Round(1e6), e))
 	}
 	what := fmt.Sprintf("ignored stdin EOF; exited on SIGTERM after %s", e.AfterShutdown.Round(1e6))
+	if e.Grace > 0 {
+		what = fmt.Sprintf("did not exit within the %s given after stdin closed (--grace); exited on SIGTERM after %s", e.Grace, e.AfterShutdown.Round(1e6))
+	}
 	if e.Stage == transcript.SIGKILL {
 		what = fmt.Sprintf("ignored both stdin EOF and SIGTERM; killed with SIGKILL after %s", e.AfterShutdown.Round(1e6))
 	}

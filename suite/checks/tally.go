@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -109,7 +110,9 @@ func Excerpt(p *evidence.Process, from, to int) []reports.TranscriptLine {
 	}
 	entries := p.Transcript.Slice(from, to)
 	if len(entries) > maxLines {
-		entries = append(entries[:maxLines/2], entries[len(entries)-maxLines/2:]...)
+		// A new slice: entries is a view of the transcript, which an
+		// append into it would overwrite.
+		entries = slices.Concat(entries[:maxLines/2], entries[len(entries)-maxLines/2:])
 	}
 	var out []reports.TranscriptLine
 	for _, e := range entries {
@@ -134,7 +137,7 @@ const maxEvidence = 64 * 1024
 // start of its text and its size.
 func toAny(raw json.RawMessage) any {
 	if len(raw) > maxEvidence {
-		return map[string]any{"truncated": string(raw[:4096]), "bytes": len(raw)}
+		return map[string]any{"truncated": string(raw[:1024]), "bytes": len(raw)}
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {

@@ -139,7 +139,7 @@ func VectorItems(t *vectors.Test, v, nonce string, s *evidence.Session, resource
 	switch t.Foreach {
 	case "resource":
 		var out []Item
-		for _, it := range resources {
+		for _, it := range resources[:min(len(resources), evidence.MaxReads)] {
 			m := wire.Object(it)
 			u, ok := wire.String(m["uri"])
 			if !ok || u == "" {
@@ -154,7 +154,8 @@ func VectorItems(t *vectors.Test, v, nonce string, s *evidence.Session, resource
 		if s == nil {
 			return nil
 		}
-		for _, it := range s.Templates().Items {
+		tpls := s.Templates().Items
+		for _, it := range tpls[:min(len(tpls), evidence.MaxReads)] {
 			m := wire.Object(it)
 			tpl, ok := wire.String(m["uriTemplate"])
 			if !ok || tpl == "" {
@@ -194,6 +195,7 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		area = t.File.Area
 	}
 	res := BaseResult(t.ID, t.Requirement, area, v, t.Flags)
+	res.Expect = t.Description
 	res.Expected = outcomesJSON(t, v)
 	if why := VectorGate(t, v, s); why != "" {
 		res.Verdict, res.Message = reports.Skip, why
@@ -210,6 +212,8 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		switch {
 		case r.Interrupted != "":
 			res.Verdict, res.Message = reports.Error, "not run: "+r.Interrupted
+		case len(r.Incomplete()) > 0 && SessionKind(t) != KindShared:
+			res.Verdict, res.Message = reports.Error, "not run: "+r.Incomplete()[0]
 		case t.Foreach != "":
 			res.Verdict, res.Message = reports.Skip, "the server lists no "+t.Foreach+"s"
 		case SessionKind(t) == KindUninitialized && v != firstVersion(r):
@@ -331,7 +335,11 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		return itemVerdict{verdict: reports.Error, message: it.Mark.Err, where: where}
 	case it.Mark.Skip != "":
 		return itemVerdict{verdict: reports.Skip, message: it.Mark.Skip}
-	case len(it.Steps) == 0:
+	}
+	if f := it.Process.FloodSeq(); f >= 0 && (!it.Closed || it.End > f) {
+		return itemVerdict{verdict: reports.Error, message: fmt.Sprintf("not judged: the server flooded process %d's transcript during the test, and the harness kept only part of it", it.Process.ID), where: where}
+	}
+	if len(it.Steps) == 0 {
 		return itemVerdict{verdict: reports.Error, message: "the test sent nothing", where: where}
 	}
 	last := it.Steps[len(it.Steps)-1]
@@ -374,7 +382,12 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		if it.Alive.Stopped() {
 			return itemVerdict{verdict: reports.Error, message: "not judged: the liveness check was stopped: " + it.Alive.NoResponse.String(), where: where, sent: sent, got: got}
 		}
-		a := it.Alive.OK()
+		a, why := survived(it)
+		if why != "" {
+			// Only an exit proves the server did not survive; a liveness
+			// request unanswered within the harness's window proves nothing.
+			return itemVerdict{verdict: reports.Error, message: "not judged: " + why, where: where, sent: sent, got: got}
+		}
 		alive = &a
 	}
 	actual := any(map[string]string{"noResponse": got})
@@ -424,6 +437,35 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		other = "fail"
 	}
 	return itemVerdict{verdict: outcomeVerdict(other, t.Requirement, v), message: "no expected outcome matched; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}
+}
+
+// survived says whether the server lived through an item's steps: it
+// answered the liveness request (true), or it exited on its own (false,
+// evidence). Anything else (the request unanswered within its window,
+// the harness stopping the process) decides nothing and is said in why.
+func survived(it *evidence.ItemObs) (alive bool, why string) {
+	a := it.Alive
+	if a.OK() || a.Late {
+		return true, ""
+	}
+	p := it.Process
+	if p != nil {
+		if e := p.Exit(); e != nil {
+			switch e.Stage {
+			case transcript.BeforeShutdown:
+				return false, ""
+			case transcript.Stopped:
+				return false, "the harness stopped the process (past a budget of its own) before the liveness request was answered"
+			}
+		}
+	}
+	if a.NoResponse != nil && a.NoResponse.Reason == transcript.ReasonExited {
+		return false, ""
+	}
+	if a.NoResponse != nil {
+		return false, "the liveness request got no answer (" + a.NoResponse.String() + "), and the process did not exit: a window of the harness proves no rule broken"
+	}
+	return false, "the liveness request got no answer"
 }
 
 // deadAfter says how a server showed it did not survive a request: it
@@ -520,7 +562,7 @@ func respMember(resp *wire.Message, name string) (json.RawMessage, bool) {
 	if resp == nil {
 		return nil, false
 	}
-	v, ok := resp.Members[name]
+	v, ok := resp.Member(name)
 	// A response with both result and error is judged by the envelope
 	// checks; here it matches neither, so it cannot pass as a clean outcome.
 	if ok && resp.Has("result") && resp.Has("error") {

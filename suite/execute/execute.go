@@ -64,6 +64,14 @@ type Config struct {
 	Tool string
 }
 
+// runLines and runKeptBytes bound what the transcripts of a run hold in
+// all: a normal run holds a few thousand lines, a server with thousands of
+// resources a few tens of thousands.
+const (
+	runLines     = 60_000
+	runKeptBytes = 160 << 20 // kept whole; past it lines are clipped, not dropped
+)
+
 // unknownVersion is offered to see the server's counter-offer (LIFE-05);
 // otherVersion is a second one not shaped like a date, in a process of
 // its own (a server may parse the date and compare).
@@ -104,7 +112,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	if cfg.Want == nil {
 		cfg.Want = func(string) bool { return true }
 	}
-	x := &executor{cfg: cfg, stalls: mockclient.NewStalls()}
+	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes)}
 	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
@@ -113,7 +121,17 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 			}
 		}
 	}
+	done := make(chan struct{})
+	go func() {
+		// Interrupted: every shutdown, under way or to come, is hurried.
+		select {
+		case <-ctx.Done():
+			x.hurryAll()
+		case <-done:
+		}
+	}()
 	x.execute(ctx)
+	close(done)
 	x.run.Duration = time.Since(x.run.Started)
 	x.run.Bind()
 	return x.run, nil
@@ -123,11 +141,16 @@ type executor struct {
 	cfg    Config
 	run    *evidence.Run
 	stalls *mockclient.Stalls
+	// pool is the run's budget of lines, shared by its processes: a
+	// server flooding every process still meets one bound.
+	pool *transcript.Pool
 
 	mu    sync.Mutex
 	procs []*proc
 	done  int
 	total int
+	// hurried is set once the run is interrupted: shutdowns are quick.
+	hurried bool
 	// mute is set when the first process wrote nothing on stdout while
 	// it waited for initialize: the server speaks no protocol at all.
 	mute bool
@@ -142,9 +165,9 @@ type proc struct {
 // start spawns a process for a role. A command that cannot run yields a
 // process record with StartError and a nil client.
 func (x *executor) start(role evidence.Role, version, why string) *proc {
+	// The record joins the run only once whole: other goroutines read
+	// the run's processes meanwhile.
 	ev := &evidence.Process{Role: role, Version: version, Why: why}
-	x.run.AddProcess(ev)
-	id := ev.ID
 	c, err := mockclient.Start(mockclient.Options{
 		Command:        x.cfg.Command,
 		Dir:            x.cfg.Dir,
@@ -153,28 +176,42 @@ func (x *executor) start(role evidence.Role, version, why string) *proc {
 		Grace:          x.cfg.Grace,
 		MaxMessageSize: x.cfg.MaxMessageSize,
 		Stalls:         x.stalls,
+		Limits:         transcript.Limits{Pool: x.pool},
 	})
 	if err != nil {
 		ev.StartError = err.Error()
 		ev.Transcript = transcript.New(time.Now(), transcript.Limits{})
+		x.run.AddProcess(ev)
 		return &proc{ev: ev}
 	}
 	ev.Pid = c.Pid()
 	ev.Transcript = c.Transcript()
-	c.Note(fmt.Sprintf("process %d (%s): %s", id, role, why))
+	x.run.AddProcess(ev)
+	c.Note(fmt.Sprintf("process %d (%s): %s", ev.ID, role, why))
 	p := &proc{c: c, ev: ev}
 	x.mu.Lock()
 	x.procs = append(x.procs, p)
+	if x.hurried {
+		c.Hurry()
+	}
 	x.mu.Unlock()
 	return p
 }
 
 // finish closes a process and records how it ended.
-func (p *proc) finish() {
+func (p *proc) finish() { p.end(false) }
+
+// end closes a process, in a hurry when the run was interrupted, and
+// records how it ended.
+func (p *proc) end(hurry bool) {
 	if p == nil || p.c == nil {
 		return
 	}
-	p.c.Close()
+	if hurry {
+		p.c.CloseNow()
+	} else {
+		p.c.Close()
+	}
 	p.ev.StderrTail = p.c.StderrTail()
 	p.ev.StderrBytes = p.c.StderrBytes()
 }
@@ -192,16 +229,31 @@ func (p *proc) alive() bool {
 	}
 }
 
-func (x *executor) closeAll() {
+// hurryAll cuts the shutdown waits of every process, and of those started
+// from now on (their closing sees the run's context is done).
+func (x *executor) hurryAll() {
+	x.mu.Lock()
+	x.hurried = true
+	procs := slices.Clone(x.procs)
+	x.mu.Unlock()
+	for _, p := range procs {
+		if p.c != nil {
+			p.c.Hurry()
+		}
+	}
+}
+
+func (x *executor) closeAll(ctx context.Context) {
 	x.mu.Lock()
 	procs := slices.Clone(x.procs)
 	x.mu.Unlock()
+	hurry := ctx.Err() != nil
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.finish()
+			p.end(hurry)
 		}()
 	}
 	wg.Wait()

@@ -37,7 +37,7 @@ type ready struct {
 }
 
 func (x *executor) execute(ctx context.Context) {
-	defer x.closeAll()
+	defer x.closeAll(ctx)
 	switch v := x.cfg.SpecVersion; {
 	case v == "":
 		x.defaultRun(ctx)

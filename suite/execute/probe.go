@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
@@ -16,10 +17,14 @@ import (
 // window is what decided.
 const aliveDeadline = 3 * time.Second
 
-// serverRequestWindow is how long, at least, the probe process listens
-// after an initialize that declared client capabilities, for the requests
-// a server makes of them.
-const serverRequestWindow = 500 * time.Millisecond
+// serverRequestWindow bounds how long the probe process listens after an
+// initialize that declared client capabilities, for the requests a server
+// makes of them; requestSettle is how long it listens on after the server
+// answered a ping sent after notifications/initialized.
+const (
+	serverRequestWindow = 500 * time.Millisecond
+	requestSettle       = 50 * time.Millisecond
+)
 
 // probeProcess drives the probe process: the requests before initialize,
 // the counter-offer, then the disposable tests of the shared session's
@@ -48,14 +53,19 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
 	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
-	from, since := p.c.Transcript().Len(), time.Now()
-	rd := shared.get()
 	if h.err == "" {
 		// A server told of roots or sampling may ask for them once
-		// initialized: give it a moment (while the shared session
-		// discovers, at no cost) so the window does not depend on that.
-		p.c.WaitInbound(from, max(serverRequestWindow-time.Since(since), 0), func(m *wire.Message) bool { return m.Kind() == wire.KindRequest })
+		// initialized. A ping sent after notifications/initialized is
+		// answered once the server has taken that notification in, and a
+		// request it makes on it is under way by then: the window ends on
+		// that answer and a short settle, not on a fixed wait. It overlaps
+		// the shared session's discovery.
+		from, since := p.c.Transcript().Len(), time.Now()
+		isRequest := func(m *wire.Message) bool { return m.Kind() == wire.KindRequest }
+		p.c.Do(ctx, mockclient.Request{Tag: evidence.ProbeTag("settle"), Method: "ping", Timeout: serverRequestWindow})
+		p.c.WaitInbound(from, min(requestSettle, max(serverRequestWindow-time.Since(since), 0)), isRequest)
 	}
+	rd := shared.get()
 	if rd == nil || rd.s == nil {
 		p.ev.Role = evidence.RoleNegotiation
 		return
@@ -127,7 +137,9 @@ func (l *live) replaceProbe(ctx context.Context) bool {
 
 // startProbe starts a probe process for the session's version, saying why.
 func (l *live) startProbe(ctx context.Context, why string) bool {
-	if l.restarts == maxRestarts {
+	if l.restarts == maxRestarts || len(l.x.run.Incomplete()) > 0 {
+		// A server that flooded a process will flood the next one: the
+		// tests left are reported as not run.
 		return false
 	}
 	l.restarts++
