@@ -13,17 +13,20 @@ type ConsoleOptions struct {
 	// Color adds ANSI colours to the verdict tags and the summary. Set it
 	// from ColorEnabled.
 	Color bool
-	// Verbose also prints the details (Expected, Actual, spec link) of
-	// results that are not fail, warn or error.
+	// Verbose lists every check, passes and skips too, and adds the
+	// matcher and the transcript excerpt to the details of a problem.
 	Verbose bool
 }
 
-// Widths of the console layout, in characters.
+// Widths of the console layout, in characters: every line fits
+// consoleWidth; a value (Sent, Got) wraps over at most consoleValueLines.
 const (
-	consoleMessageWidth = 160
-	consoleValueWidth   = 160
-	consoleMaxIDWidth   = 44
-	consoleMaxReqWidth  = 16
+	consoleWidth       = 100
+	consoleMaxIDWidth  = 40
+	consoleMaxReqWidth = 14
+	consoleValueLines  = 12
+	detailIndent       = "      "
+	detailLabelWidth   = 10 // "Expected: "
 )
 
 // ANSI SGR codes per verdict. Only the writer's own bytes ever carry an
@@ -44,31 +47,76 @@ var overallColor = map[string]string{
 	ErrorVerdict:  "1;35",
 }
 
-// WriteConsole writes the report for a person at a terminal: one line per
-// check (verdict, check id, requirement, message), Expected/Actual and the
-// spec link under each fail, warn and error, then a summary line with the
-// counts and the overall verdict.
+// problem reports whether a result needs the reader: it fails, warns or
+// could not be judged.
+func problem(v Verdict) bool { return v == Fail || v == Warn || v == Error }
+
+// WriteConsole writes the report for a person at a terminal. By default:
+// the failures, warnings and errors grouped by area, each with what was
+// sent, what came back, the rule and what was expected, and the failures
+// a baseline accepts, one line each; then a recap, one line per problem,
+// and the summary. Verbose lists every check (passes,
+// skips, records) of the versions judged, and adds the matcher and the
+// transcript excerpt to each problem.
 func WriteConsole(w io.Writer, r *Report, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
-	c := console{w: bw, color: o.Color}
+	c := console{w: bw, color: o.Color, verbose: o.Verbose, versions: len(r.Target.Versions)}
 	s := summarize(r)
 
 	c.header(r)
-	idw, reqw := columnWidths(r.Results)
-	for i := range r.Results {
-		res := &r.Results[i]
-		c.result(res, idw, reqw)
-		if o.Verbose || res.Verdict == Fail || res.Verdict == Warn || res.Verdict == Error {
-			c.details(res)
+	shown := c.selected(r)
+	idw, reqw := columnWidths(shown)
+	for _, g := range groupByArea(shown) {
+		c.areaHeading(g)
+		for _, res := range g.results {
+			if problem(res.Verdict) {
+				c.problem(res)
+			} else {
+				c.result(res, idw, reqw)
+			}
 		}
+		fmt.Fprintln(c.w)
 	}
+	c.recap(shown, idw, reqw)
 	c.summary(r, s)
 	return bw.Flush()
 }
 
+// WriteQuiet writes what --quiet prints: the verdict and counts on one
+// line, what cut the run short if anything did, and one line per failing,
+// warning or erroring check.
+func WriteQuiet(w io.Writer, r *Report, o ConsoleOptions) error {
+	bw := bufio.NewWriter(w)
+	c := console{w: bw, color: o.Color, versions: len(r.Target.Versions)}
+	s := summarize(r)
+	fmt.Fprintf(c.w, "%s: %d pass, %d fail, %d warn, %d error, %d xfail, %d stale\n",
+		c.paint(overallColor[s.Verdict], line(s.Verdict, 20)), s.Pass, s.Fail, s.Warn, s.Error, s.XFail, len(r.Stale))
+	for _, why := range r.Incomplete {
+		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "incomplete:"), line(why, consoleWidth-12))
+	}
+	if r.Interrupted != "" {
+		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "interrupted:"), line(r.Interrupted, consoleWidth-13))
+	}
+	var shown []*Result
+	for i := range r.Results {
+		if problem(r.Results[i].Verdict) {
+			shown = append(shown, &r.Results[i])
+		}
+	}
+	idw, reqw := columnWidths(shown)
+	for _, res := range shown {
+		c.result(res, idw, reqw)
+	}
+	return bw.Flush()
+}
+
 type console struct {
-	w     *bufio.Writer
-	color bool
+	w       *bufio.Writer
+	color   bool
+	verbose bool
+	// versions is how many protocol versions the run judged: with more
+	// than one, each line says its version.
+	versions int
 }
 
 func (c console) paint(code, s string) string {
@@ -83,6 +131,54 @@ func line(s string, n int) string {
 	return truncate(sanitize(truncate(s, n), oneLine), n)
 }
 
+// selected is what the console lists: the problems, or with Verbose every
+// result of a version the run judged.
+func (c console) selected(r *Report) []*Result {
+	judged := map[string]bool{}
+	for _, v := range r.Target.Versions {
+		judged[v] = true
+	}
+	var out []*Result
+	for i := range r.Results {
+		res := &r.Results[i]
+		switch {
+		case problem(res.Verdict), res.Verdict == XFail:
+			// Problems, and the known ones a baseline accepts (one line).
+		case !c.verbose:
+			continue
+		case res.ProtocolVersion != "" && len(judged) > 0 && !judged[res.ProtocolVersion]:
+			continue // a version nobody asked about
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// areaGroup is the results of one area, in report order.
+type areaGroup struct {
+	area    string
+	results []*Result
+}
+
+func groupByArea(results []*Result) []areaGroup {
+	var out []areaGroup
+	index := map[string]int{}
+	for _, res := range results {
+		a := res.Area
+		if a == "" {
+			a = "other"
+		}
+		i, ok := index[a]
+		if !ok {
+			i = len(out)
+			index[a] = i
+			out = append(out, areaGroup{area: a})
+		}
+		out[i].results = append(out[i].results, res)
+	}
+	return out
+}
+
 func (c console) header(r *Report) {
 	name := r.Tool.Name
 	if name == "" {
@@ -92,17 +188,34 @@ func (c console) header(r *Report) {
 	if r.Tool.Version != "" {
 		head += " " + r.Tool.Version
 	}
-	fmt.Fprintln(c.w, line(head, consoleMessageWidth))
-	if len(r.Target.Command) > 0 {
-		fmt.Fprintf(c.w, "target:   %s\n", line(strings.Join(r.Target.Command, " "), consoleMessageWidth))
+	fmt.Fprintln(c.w, line(head, consoleWidth))
+	field := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(c.w, "%-10s%s\n", label, line(v, consoleWidth-10))
+		}
 	}
-	if si := serverInfoText(r.Target.ServerInfo); si != "" {
-		fmt.Fprintf(c.w, "server:   %s\n", line(si, consoleMessageWidth))
-	}
-	if r.Target.ProtocolVersion != "" {
-		fmt.Fprintf(c.w, "protocol: %s\n", line(r.Target.ProtocolVersion, consoleMessageWidth))
+	field("target:", strings.Join(r.Target.Command, " "))
+	field("server:", serverInfoText(r.Target.ServerInfo))
+	if len(r.Target.Versions) > 1 {
+		field("versions:", strings.Join(r.Target.Versions, ", "))
+	} else {
+		field("protocol:", r.Target.ProtocolVersion)
 	}
 	fmt.Fprintln(c.w)
+}
+
+func (c console) areaHeading(g areaGroup) {
+	counts := map[Verdict]int{}
+	for _, res := range g.results {
+		counts[res.Verdict]++
+	}
+	var parts []string
+	for _, v := range Verdicts {
+		if n := counts[v]; n > 0 && (problem(v) || v == XFail || c.verbose) {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	fmt.Fprintln(c.w, line(fmt.Sprintf("── %s (%s)", g.area, strings.Join(parts, ", ")), consoleWidth))
 }
 
 // tag is the fixed-width verdict column.
@@ -112,25 +225,178 @@ func (c console) tag(v Verdict) string {
 	return c.paint(verdictColor[v], t) + pad
 }
 
+// result prints a result on one line: verdict, id, requirement, and as
+// much of the message as fits (with the version, when the run judged
+// several).
 func (c console) result(res *Result, idw, reqw int) {
 	id := line(res.ID, consoleMaxIDWidth)
 	req := line(res.Requirement, consoleMaxReqWidth)
-	msg := line(firstLine(res.Message), consoleMessageWidth)
-	out := fmt.Sprintf("%s %s %s %s", c.tag(res.Verdict), pad(id, idw), pad(req, reqw), msg)
+	room := max(consoleWidth-(6+idw+1+reqw+1), 20)
+	msg := firstLine(res.Message)
+	if res.ProtocolVersion != "" && c.versions > 1 {
+		msg = res.ProtocolVersion + " " + msg
+	}
+	out := fmt.Sprintf("%s %s %s %s", c.tag(res.Verdict), pad(id, idw), pad(req, reqw), line(msg, room))
 	fmt.Fprintln(c.w, strings.TrimRight(out, " "))
 }
 
-func (c console) details(res *Result) {
-	const indent = "      "
-	if v, ok := compactJSON(res.Expected); ok {
-		fmt.Fprintf(c.w, "%sExpected: %s\n", indent, line(v, consoleValueWidth))
+// problem prints a failing, warning or erroring result: its heading
+// line, the whole message, then the details.
+func (c console) problem(res *Result) {
+	head := []string{line(res.ID, consoleWidth-6)}
+	if res.Requirement != "" {
+		head = append(head, line(res.Requirement, consoleMaxReqWidth))
 	}
-	if v, ok := compactJSON(res.Actual); ok {
-		fmt.Fprintf(c.w, "%sActual:   %s\n", indent, line(v, consoleValueWidth))
+	if res.ProtocolVersion != "" {
+		head = append(head, line(res.ProtocolVersion, 12))
+	}
+	fmt.Fprintf(c.w, "%s %s\n", c.tag(res.Verdict), strings.Join(head, " · "))
+	c.wrapped("", res.Message, 8)
+	c.details(res)
+}
+
+// details says what a reader needs to act on a problem: what was sent,
+// what came back (or happened instead), the rule broken, and what was
+// expected; Verbose adds the matcher, the value judged and the
+// transcript excerpt.
+func (c console) details(res *Result) {
+	if res.Sent != "" {
+		c.value("Sent:", res.Sent)
+	}
+	if res.Got != "" {
+		c.value("Got:", res.Got)
+	}
+	if res.Requirement != "" {
+		rule := res.Requirement
+		if res.Level != "" {
+			rule += " (" + res.Level
+			if res.ProtocolVersion != "" {
+				rule += " in " + res.ProtocolVersion
+			}
+			rule += ")"
+		}
+		if res.Quote != "" {
+			rule += ": “" + res.Quote + "”"
+		}
+		c.wrapped("Rule:", rule, 4)
 	}
 	if res.Spec != "" {
-		fmt.Fprintf(c.w, "%sSpec:     %s\n", indent, line(res.Spec, consoleValueWidth))
+		// Whole, so that a terminal can still open it.
+		fmt.Fprintf(c.w, "%s%-*s%s\n", detailIndent, detailLabelWidth, "", sanitize(truncate(res.Spec, 300), oneLine))
 	}
+	if res.Expect != "" {
+		c.wrapped("Expected:", res.Expect, 3)
+	}
+	if c.verbose || (res.Sent == "" && res.Got == "") {
+		if v, ok := compactJSON(res.Expected); ok {
+			c.value("Matcher:", v)
+		}
+		if v, ok := compactJSON(res.Actual); ok {
+			c.value("Actual:", v)
+		}
+	}
+	if c.verbose {
+		for _, tl := range res.Transcript {
+			c.value(transcriptArrow(tl.Dir), tl.Text)
+		}
+	}
+}
+
+// transcriptArrow labels a transcript line by direction.
+func transcriptArrow(dir string) string {
+	switch dir {
+	case "send":
+		return "  >"
+	case "recv":
+		return "  <"
+	case "stderr":
+		return "  !"
+	}
+	return "  #"
+}
+
+// value prints a labelled value, wrapped at the console's width over at
+// most consoleValueLines lines (then cut, saying how much was left out).
+func (c console) value(label, v string) {
+	c.wrapRunes(label, sanitize(v, oneLine), consoleValueLines)
+}
+
+// wrapped prints text wrapped at word boundaries within the console's
+// width, each of its lines a paragraph, at most n lines in all. With no
+// label the text starts at the indent.
+func (c console) wrapped(label, text string, n int) {
+	lead := detailIndent
+	if label != "" || text == "" {
+		lead = fmt.Sprintf("%s%-*s", detailIndent, detailLabelWidth, "")
+	}
+	width := consoleWidth - utf8.RuneCountInString(lead)
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		cur := ""
+		for _, w := range strings.Fields(sanitize(para, oneLine)) {
+			switch {
+			case cur == "":
+				cur = w
+			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
+				cur += " " + w
+			default:
+				lines = append(lines, cur)
+				cur = w
+			}
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+		}
+	}
+	if len(lines) > n {
+		lines = append(lines[:n-1], strings.Join(lines[n-1:], " "))
+	}
+	for i, l := range lines {
+		prefix := lead
+		if i == 0 && label != "" {
+			prefix = fmt.Sprintf("%s%-*s", detailIndent, detailLabelWidth, label)
+		}
+		fmt.Fprintf(c.w, "%s%s\n", prefix, truncate(l, width))
+	}
+}
+
+// wrapRunes cuts an already sanitized value into lines of the console's
+// width, at most n of them; the last says how much was left out.
+func (c console) wrapRunes(label, v string, n int) {
+	width := consoleWidth - len(detailIndent) - detailLabelWidth
+	r := []rune(v)
+	for i := 0; len(r) > 0; i++ {
+		k := min(width, len(r))
+		tail := ""
+		if i == n-1 && len(r) > width {
+			k = width - 24 // room for the tail, whatever its number
+			tail = fmt.Sprintf("… (%d bytes more)", len(string(r[k:])))
+		}
+		fmt.Fprintf(c.w, "%s%-*s%s%s\n", detailIndent, detailLabelWidth, label, string(r[:k]), tail)
+		if tail != "" {
+			return
+		}
+		r = r[k:]
+		label = ""
+	}
+}
+
+// recap lists the problems again, one line each, after the details.
+func (c console) recap(shown []*Result, idw, reqw int) {
+	var probs []*Result
+	for _, res := range shown {
+		if problem(res.Verdict) {
+			probs = append(probs, res)
+		}
+	}
+	if len(probs) == 0 {
+		return
+	}
+	fmt.Fprintf(c.w, "%d to look at:\n", len(probs))
+	for _, res := range probs {
+		c.result(res, idw, reqw)
+	}
+	fmt.Fprintln(c.w)
 }
 
 func (c console) summary(r *Report, s Summary) {
@@ -146,27 +412,29 @@ func (c console) summary(r *Report, s Summary) {
 		}
 		parts = append(parts, text)
 	}
-	fmt.Fprintln(c.w)
 	fmt.Fprintf(c.w, "%d checks: %s — %s\n", len(r.Results), strings.Join(parts, ", "),
 		c.paint(overallColor[s.Verdict], strings.ToUpper(line(s.Verdict, 20))))
 	if len(r.Stale) > 0 {
 		fmt.Fprintf(c.w, "%s: these checks pass now; remove them from the baseline:\n",
 			c.paint(verdictColor[Fail], fmt.Sprintf("stale baseline entries (%d)", len(r.Stale))))
 		for _, id := range r.Stale {
-			fmt.Fprintf(c.w, "  %s\n", line(id, consoleMessageWidth))
+			fmt.Fprintf(c.w, "  %s\n", line(id, consoleWidth-2))
 		}
 	}
+	for _, why := range r.Incomplete {
+		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "incomplete:"), line(why, consoleWidth-12))
+	}
 	if r.Interrupted != "" {
-		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "interrupted:"), line(r.Interrupted, consoleMessageWidth))
+		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "interrupted:"), line(r.Interrupted, consoleWidth-13))
 	}
 }
 
 // columnWidths returns the widths of the id and requirement columns: the
 // longest value, capped so one long id does not push every message off screen.
-func columnWidths(results []Result) (idw, reqw int) {
-	for i := range results {
-		idw = max(idw, utf8.RuneCountInString(line(results[i].ID, consoleMaxIDWidth)))
-		reqw = max(reqw, utf8.RuneCountInString(line(results[i].Requirement, consoleMaxReqWidth)))
+func columnWidths(results []*Result) (idw, reqw int) {
+	for _, res := range results {
+		idw = max(idw, utf8.RuneCountInString(line(res.ID, consoleMaxIDWidth)))
+		reqw = max(reqw, utf8.RuneCountInString(line(res.Requirement, consoleMaxReqWidth)))
 	}
 	return idw, reqw
 }

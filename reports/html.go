@@ -77,9 +77,11 @@ type htmlView struct {
 	Target      []htmlFact
 	Stale       []string
 	Interrupted string
+	Incomplete  []string
 	StderrTail  string
 	Levels      []htmlFacet
 	Areas       []htmlFacet
+	Versions    []htmlFacet
 	Results     []htmlResult
 }
 
@@ -112,11 +114,17 @@ type htmlResult struct {
 	Message         string
 	Spec            string
 	SpecIsLink      bool
-	Expected        string
-	Actual          string
-	Diff            []htmlDiffLine
-	Transcript      []htmlTranscriptLine
-	TranscriptCut   int
+	// Sent, Got, Quote and Expect: what was sent, what came back, the
+	// sentence of the rule, what was expected in words.
+	Sent          string
+	Got           string
+	Quote         string
+	Expect        string
+	Expected      string
+	Actual        string
+	Diff          []htmlDiffLine
+	Transcript    []htmlTranscriptLine
+	TranscriptCut int
 }
 
 type htmlDiffLine struct {
@@ -140,6 +148,7 @@ func newHTMLView(r *Report) *htmlView {
 		Verdict:     s.Verdict,
 		Total:       len(r.Results),
 		Interrupted: htmlText(r.Interrupted),
+		Incomplete:  htmlTexts(r.Incomplete),
 		StderrTail:  htmlText(truncateBytes(strings.Join(r.Target.StderrTail, "\n"), docValueBytes)),
 	}
 	v.Title = v.Tool + " report: " + s.Verdict
@@ -159,6 +168,7 @@ func newHTMLView(r *Report) *htmlView {
 	}
 	v.Levels = facets(r.Results, func(res *Result) string { return htmlText(res.Level) })
 	v.Areas = facets(r.Results, func(res *Result) string { return htmlText(areaOf(res)) })
+	v.Versions = facets(r.Results, func(res *Result) string { return htmlText(versionOf(res)) })
 	for n, i := range bySeverity(r.Results) {
 		v.Results = append(v.Results, newHTMLResult(&r.Results[i], n))
 	}
@@ -205,11 +215,15 @@ func newHTMLResult(res *Result, n int) htmlResult {
 		Level:           htmlText(res.Level),
 		Verdict:         htmlText(string(res.Verdict)),
 		Area:            htmlText(areaOf(res)),
-		ProtocolVersion: htmlText(res.ProtocolVersion),
+		ProtocolVersion: htmlText(versionOf(res)),
 		Headline:        htmlText(truncate(firstLine(res.Message), htmlHeadlineLetters)),
 		Message:         htmlText(truncateBytes(res.Message, docValueBytes)),
 		Spec:            htmlText(res.Spec),
 		SpecIsLink:      isHTTPS(res.Spec),
+		Sent:            htmlText(truncateBytes(res.Sent, docValueBytes)),
+		Got:             htmlText(truncateBytes(res.Got, docValueBytes)),
+		Quote:           htmlText(truncateBytes(res.Quote, docValueBytes)),
+		Expect:          htmlText(truncateBytes(res.Expect, docValueBytes)),
 	}
 	for _, l := range res.Labels {
 		h.Labels = append(h.Labels, htmlText(l))
@@ -264,4 +278,21 @@ func facets(results []Result, f func(*Result) string) []htmlFacet {
 // browser swallow or replace them.
 func htmlText(s string) string {
 	return sanitize(s, multiLine)
+}
+
+func htmlTexts(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, htmlText(s))
+	}
+	return out
+}
+
+// versionOf is the protocol version a result is about, "any" for one
+// judged across versions.
+func versionOf(res *Result) string {
+	if res.ProtocolVersion == "" {
+		return "any"
+	}
+	return res.ProtocolVersion
 }

@@ -142,6 +142,7 @@ func TestHTMLInBrowserFilterFromURL(t *testing.T) {
 			return strings.Contains(tag, `data-verdict="warn"`) || strings.Contains(tag, `data-verdict="error"`)
 		}, 2},
 		{"#area=resources&q=baseline", func(tag string) bool { return strings.Contains(tag, `id="r3"`) }, 1},
+		{"#version=2025-11-25", func(tag string) bool { return strings.Contains(tag, `data-version="2025-11-25"`) }, 3},
 	} {
 		t.Run(tc.fragment, func(t *testing.T) {
 			dom := dumpDOM(t, chromium, url+tc.fragment)

@@ -152,6 +152,22 @@ func junitDocument(r *Report) *junitSuites {
 		}
 		doc.Suites = append(doc.Suites, s)
 	}
+	if whys := runProblems(r); len(whys) > 0 {
+		// A run that could not judge everything is an error in CI too, not
+		// only a property nobody opens.
+		s := junitSuite{Name: "run", Time: seconds(0), Timestamp: timestamp, Properties: props}
+		for _, why := range whys {
+			s.Cases = append(s.Cases, junitCase{
+				Name:      xmlText(why.name),
+				Classname: "mcpconform.run",
+				Time:      seconds(0),
+				Error:     &junitProblem{Message: xmlText(firstLine(why.text)), Type: why.name, Body: xmlText(why.text + "\n")},
+			})
+			s.Tests++
+			s.Errors++
+		}
+		doc.Suites = append(doc.Suites, s)
+	}
 	if len(doc.Suites) == 0 {
 		// An empty run (the target never started) still yields a suite, so CI
 		// shows something rather than "no test results".
@@ -167,8 +183,14 @@ func junitDocument(r *Report) *junitSuites {
 }
 
 func junitTestCase(res *Result, area string, strict bool) junitCase {
+	name := res.ID
+	if res.ProtocolVersion != "" {
+		// The same check runs once per version judged: the name tells
+		// the runs apart in a CI test tab.
+		name += " [" + res.ProtocolVersion + "]"
+	}
 	tc := junitCase{
-		Name:      xmlText(res.ID),
+		Name:      xmlText(name),
 		Classname: "mcpconform." + area,
 		Time:      seconds(0),
 	}
@@ -202,18 +224,31 @@ func problemBody(res *Result) string {
 	var b strings.Builder
 	b.WriteString(truncateBytes(res.Message, docValueBytes))
 	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "Requirement: %s (%s)\n", res.Requirement, res.Level)
+	if res.Sent != "" {
+		fmt.Fprintf(&b, "Sent: %s\n", truncateBytes(res.Sent, docValueBytes))
+	}
+	if res.Got != "" {
+		fmt.Fprintf(&b, "Got: %s\n", truncateBytes(res.Got, docValueBytes))
+	}
+	fmt.Fprintf(&b, "Rule: %s (%s)", res.Requirement, res.Level)
 	if res.ProtocolVersion != "" {
-		fmt.Fprintf(&b, "Protocol version: %s\n", res.ProtocolVersion)
+		fmt.Fprintf(&b, " in protocol version %s", res.ProtocolVersion)
 	}
-	if v, ok := prettyJSON(res.Expected); ok {
-		fmt.Fprintf(&b, "Expected:\n%s\n", truncateBytes(v, docValueBytes))
-	}
-	if v, ok := prettyJSON(res.Actual); ok {
-		fmt.Fprintf(&b, "Actual:\n%s\n", truncateBytes(v, docValueBytes))
+	b.WriteString("\n")
+	if res.Quote != "" {
+		fmt.Fprintf(&b, "  \"%s\"\n", truncateBytes(res.Quote, docValueBytes))
 	}
 	if res.Spec != "" {
 		fmt.Fprintf(&b, "Spec: %s\n", res.Spec)
+	}
+	if res.Expect != "" {
+		fmt.Fprintf(&b, "Expected: %s\n", truncateBytes(res.Expect, docValueBytes))
+	}
+	if v, ok := prettyJSON(res.Expected); ok {
+		fmt.Fprintf(&b, "Matcher:\n%s\n", truncateBytes(v, docValueBytes))
+	}
+	if v, ok := prettyJSON(res.Actual); ok {
+		fmt.Fprintf(&b, "Actual:\n%s\n", truncateBytes(v, docValueBytes))
 	}
 	return xmlText(b.String())
 }
@@ -268,4 +303,19 @@ func toolName(r *Report) string {
 func seconds(ms int64) string {
 	ms = max(ms, 0)
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}
+
+type runProblem struct{ name, text string }
+
+// runProblems lists why a run could not judge everything: it was cut
+// short, or the harness stopped a process past one of its budgets.
+func runProblems(r *Report) []runProblem {
+	var out []runProblem
+	if r.Interrupted != "" {
+		out = append(out, runProblem{"interrupted", r.Interrupted})
+	}
+	for _, why := range r.Incomplete {
+		out = append(out, runProblem{"incomplete", why})
+	}
+	return out
 }

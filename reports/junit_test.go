@@ -70,7 +70,7 @@ func TestWriteJUnitStructure(t *testing.T) {
 		t.Errorf("stale baseline entry: got %+v", stale)
 	}
 	res := doc.Suites[1].Cases
-	if res[1].Name != "resources-list-pagination-terminates" || res[1].Classname != "mcpconform.resources" {
+	if res[1].Name != "resources-list-pagination-terminates [2025-11-25]" || res[1].Classname != "mcpconform.resources" {
 		t.Errorf("testcase: got %q %q", res[1].Name, res[1].Classname)
 	}
 	f := res[1].Failure

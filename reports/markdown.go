@@ -10,8 +10,10 @@ import (
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown, made for a CI
 // job summary: the verdict counts and the overall verdict first, then the
-// target, then one section per failure, error and warning (with Expected and
-// Actual in fenced blocks), then a compact table of every other result.
+// target, then one section per failure, error and warning (what was sent,
+// what came back, the rule with its sentence, what was expected, and the
+// transcript excerpt and the matcher folded away), then a compact table of
+// every other result.
 //
 // Server strings cannot escape their place: table cells escape |, <, > and
 // line breaks, prose escapes Markdown punctuation, and every fenced block is
@@ -31,6 +33,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(bw, "| **overall** | **%s** |\n\n", mdCell(s.Verdict))
 
+	for _, why := range r.Incomplete {
+		fmt.Fprintf(bw, "> **Incomplete:** %s\n\n", mdText(firstLine(why)))
+	}
 	if r.Interrupted != "" {
 		fmt.Fprintf(bw, "> **Interrupted:** %s\n\n", mdText(firstLine(r.Interrupted)))
 	}
@@ -71,12 +76,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(bw, "<details><summary>Other results (%d)</summary>\n\n", len(others))
-		fmt.Fprintln(bw, "| verdict | check | requirement | level | message |")
-		fmt.Fprintln(bw, "| --- | --- | --- | --- | --- |")
+		fmt.Fprintln(bw, "| verdict | check | requirement | level | version | message |")
+		fmt.Fprintln(bw, "| --- | --- | --- | --- | --- | --- |")
 		for _, i := range others {
 			res := &r.Results[i]
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(string(res.Verdict)), mdCell(res.ID),
-				mdCell(res.Requirement), mdCell(res.Level), mdCell(truncate(firstLine(res.Message), consoleMessageWidth)))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", mdCell(string(res.Verdict)), mdCell(res.ID),
+				mdCell(res.Requirement), mdCell(res.Level), mdCell(res.ProtocolVersion), mdCell(truncate(firstLine(res.Message), mdMessageLetters)))
 		}
 		fmt.Fprintf(bw, "\n</details>\n")
 	}
@@ -122,6 +127,9 @@ func mdTarget(w io.Writer, r *Report) {
 	}
 }
 
+// mdMessageLetters bounds a message in the table of other results.
+const mdMessageLetters = 160
+
 func mdResult(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "### %s\n\n", mdCode(res.ID))
 	facts := []string{"**" + strings.ToUpper(mdText(string(res.Verdict))) + "**"}
@@ -139,14 +147,71 @@ func mdResult(w io.Writer, res *Result) {
 	}
 	fmt.Fprintf(w, "%s\n\n", strings.Join(facts, " · "))
 	mdFence(w, "text", truncateBytes(res.Message, docValueBytes))
-	if v, ok := prettyJSON(res.Expected); ok {
-		fmt.Fprintf(w, "Expected:\n\n")
-		mdFence(w, "json", truncateBytes(v, docValueBytes))
+	if res.Sent != "" {
+		fmt.Fprintf(w, "**Sent**\n\n")
+		mdFence(w, "json", truncateBytes(res.Sent, docValueBytes))
 	}
-	if v, ok := prettyJSON(res.Actual); ok {
-		fmt.Fprintf(w, "Actual:\n\n")
-		mdFence(w, "json", truncateBytes(v, docValueBytes))
+	if res.Got != "" {
+		fmt.Fprintf(w, "**Got**\n\n")
+		mdFence(w, "text", truncateBytes(res.Got, docValueBytes))
 	}
+	if res.Requirement != "" && (res.Quote != "" || res.Level != "") {
+		rule := "**Rule** " + mdCode(res.Requirement)
+		if res.Level != "" {
+			rule += " (" + mdText(res.Level)
+			if res.ProtocolVersion != "" {
+				rule += " in " + mdText(res.ProtocolVersion)
+			}
+			rule += ")"
+		}
+		if res.Spec != "" {
+			rule += ", " + mdLink("spec", res.Spec)
+		}
+		fmt.Fprintf(w, "%s\n\n", rule)
+		if res.Quote != "" {
+			fmt.Fprintf(w, "> %s\n\n", mdText(truncateBytes(res.Quote, docValueBytes)))
+		}
+	}
+	if res.Expect != "" {
+		fmt.Fprintf(w, "**Expected:** %s\n\n", mdText(truncateBytes(res.Expect, docValueBytes)))
+	}
+	if len(res.Transcript) > 0 {
+		var b strings.Builder
+		for _, tl := range res.Transcript {
+			fmt.Fprintf(&b, "%6dms %s %s\n", tl.AtMs, transcriptMark(tl.Dir), truncateBytes(tl.Text, docValueBytes/4))
+		}
+		fmt.Fprintf(w, "<details><summary>Transcript excerpt</summary>\n\n")
+		mdFence(w, "text", truncateBytes(b.String(), docValueBytes))
+		fmt.Fprintf(w, "</details>\n\n")
+	}
+	exp, okE := prettyJSON(res.Expected)
+	act, okA := prettyJSON(res.Actual)
+	if okE || okA {
+		fmt.Fprintf(w, "<details><summary>Matcher and value judged</summary>\n\n")
+		if okE {
+			fmt.Fprintf(w, "Matcher:\n\n")
+			mdFence(w, "json", truncateBytes(exp, docValueBytes))
+		}
+		if okA {
+			fmt.Fprintf(w, "Value judged:\n\n")
+			mdFence(w, "json", truncateBytes(act, docValueBytes))
+		}
+		fmt.Fprintf(w, "</details>\n\n")
+	}
+}
+
+// transcriptMark shows a transcript line's direction: > sent, < received,
+// ! stderr, # a note of the harness.
+func transcriptMark(dir string) string {
+	switch dir {
+	case "send":
+		return ">"
+	case "recv":
+		return "<"
+	case "stderr":
+		return "!"
+	}
+	return "#"
 }
 
 // mdFence writes text as a fenced code block whose fence is longer than

@@ -3,7 +3,7 @@
 // writes text only through textContent.
 (function () {
   'use strict';
-  var dims = ['verdict', 'level', 'area'];
+  var dims = ['verdict', 'level', 'area', 'version'];
   var rows = Array.prototype.slice.call(document.querySelectorAll('#results > details.result'));
   var filters = document.getElementById('filters');
   var search = document.getElementById('search');
@@ -46,7 +46,7 @@
     return new URLSearchParams(raw);
   }
 
-  // fromURL applies #verdict=fail,warn&level=MUST&area=resources&q=text.
+  // fromURL applies #verdict=fail,warn&level=MUST&area=resources&version=2025-11-25&q=text.
   // A dimension that is not named shows every value.
   function fromURL() {
     var p = params();
@@ -90,7 +90,7 @@
   document.getElementById('expand').addEventListener('click', function () { setOpen(true); });
   document.getElementById('collapse').addEventListener('click', function () { setOpen(false); });
   document.getElementById('reset').addEventListener('click', function () {
-    boxes('verdict').concat(boxes('level'), boxes('area')).forEach(function (b) { b.checked = true; });
+    dims.forEach(function (d) { boxes(d).forEach(function (b) { b.checked = true; }); });
     search.value = '';
     apply();
     toURL();

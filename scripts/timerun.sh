@@ -51,13 +51,16 @@ cpu_now() {
   CPU=$(awk 'NR==2 {split($1,u,/[ms]/); split($2,s,/[ms]/); printf "%d\n", (u[1]*60+u[2]+s[1]*60+s[2])*1000}' "$tmp/times.txt")
 }
 
-# time_run NAME [SERVER ARGV...]: runs `mcpconform [-- SERVER ARGV]` N times;
+# time_run NAME [FLAGS...] [-- SERVER ARGV...]: runs `mcpconform [FLAGS] [-- SERVER ARGV]` N times;
 # prints the median wall time, the median CPU time of the process tree, the
 # processes started and the peak RSS.
 time_run() {
   local name="$1"; shift
   local server=() walls=() cpus=() t0 t1 c0 c1 rss="n/a" procs="n/a"
-  [ $# -gt 0 ] && server=(-- "$@")
+  # Flags for mcpconform come first, up to "--"; then the server.
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do server+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  [ $# -gt 0 ] && server+=(-- "$@")
   for i in $(seq "$runs"); do
     cpu_now; c0=$CPU; t0=$(now_ms)
     "$tmp/mcpconform" --quiet "${server[@]}" >/dev/null 2>&1 || true
@@ -120,9 +123,11 @@ time_session() {
     "$(median "${walls[@]}")" "$runs" "$(median "${cpus[@]}")"
 }
 
-echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d)"
 time_run "reference server (mcpconform)"
-time_run "go-sdk server" "$tmp/gosdk"
+time_run "reference server, all versions" --spec-version all
+time_run "go-sdk server" -- "$tmp/gosdk"
+time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
 
 everything=""
 if command -v node >/dev/null; then
@@ -133,8 +138,25 @@ if command -v node >/dev/null; then
   fi
 fi
 if [ -n "$everything" ]; then
-  time_run "server-everything" node "$everything" stdio
+  time_run "server-everything" -- node "$everything" stdio
+  time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
   time_session node "$everything" stdio
 else
   echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
 fi
+
+# Memory against hostile servers: the peak RSS (VmHWM) of the mcpconform
+# process itself, read from /proc while it runs (the mock server making
+# the flood is another process, not counted).
+for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
+  t0=$(now_ms)
+  "$tmp/mcpconform" --quiet -- "$tmp/mcpconform" mock --fault "$fault" >/dev/null 2>&1 &
+  pid=$! hwm=0
+  while kill -0 "$pid" 2>/dev/null; do
+    v=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+    [ -n "$v" ] && hwm=$v
+    sleep 0.02
+  done
+  wait "$pid" || true
+  printf '%-34s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "hostile: $fault" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
+done

@@ -52,7 +52,7 @@ func TestColorOnTerminal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v\nterminal: %q\nstderr: %q", err, tail(term, 500), tail(pipe.String(), 500))
 			}
-			if coloured := strings.Contains(term, "\x1b[32mPASS\x1b[0m"); coloured != tc.color {
+			if coloured := strings.Contains(term, "\x1b[1;32mCONFORMANT\x1b[0m"); coloured != tc.color {
 				t.Errorf("coloured: got %v, want %v\n%q", coloured, tc.color, tail(term, 400))
 			}
 			if len(tc.args) == 2 && tc.args[1] == "-" {

@@ -63,6 +63,7 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{[]string{"--run-timeout", "999ms"}, []string{"--run-timeout 999ms", "--run-timeout 5m"}},
 		{[]string{"--start-timeout", "0s"}, []string{"--start-timeout 0s", "--start-timeout 20s"}},
 		{[]string{"--parallel", "0"}, []string{"--parallel 0", "--parallel 4"}},
+		{[]string{"-q", "-v"}, []string{"--quiet and --verbose contradict each other"}},
 		{[]string{"--parallel", "-3"}, []string{"--parallel -3", "--parallel 4"}},
 		{[]string{"--cwd", "/nonexistent/dir", "./server"}, []string{"--cwd /nonexistent/dir", "no such directory", "--cwd ./server"}},
 		{[]string{"--", ""}, []string{"server command is empty", "mcpconform -- ./my-server"}},
@@ -265,7 +266,7 @@ func TestReportOnStdout(t *testing.T) {
 		t.Fatalf("%v", r)
 	}
 	validateReport(t, []byte(r.stdout))
-	if !strings.Contains(r.stderr, "CONFORMANT") || !strings.Contains(r.stderr, "PASS ") {
+	if !strings.Contains(r.stderr, "CONFORMANT") || !strings.Contains(r.stderr, " checks: ") {
 		t.Errorf("the console report is not on stderr: %q", tail(r.stderr, 300))
 	}
 
@@ -318,7 +319,7 @@ func TestColorFlag(t *testing.T) {
 					t.Errorf("escape codes in the JSON report on stdout")
 				}
 			}
-			if got := strings.Contains(console, "\x1b[32mPASS\x1b[0m"); got != tc.color {
+			if got := strings.Contains(console, "\x1b[1;32mCONFORMANT\x1b[0m"); got != tc.color {
 				t.Errorf("coloured: got %v, want %v\n%q", got, tc.color, tail(console, 300))
 			}
 		})

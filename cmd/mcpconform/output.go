@@ -37,12 +37,12 @@ func useColor(mode string, w io.Writer) bool {
 // --quiet) to console, and every report format asked for: to its file, to
 // stdout for "-", and into --report-dir.
 func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) error {
-	if !o.quiet {
-		if err := reports.WriteConsole(console, rep, reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(console, "%s: %d pass, %d fail, %d warn, %d xfail, %d stale\n", rep.Summary.Verdict, rep.Summary.Pass, rep.Summary.Fail, rep.Summary.Warn, rep.Summary.XFail, len(rep.Stale))
+	write := reports.WriteConsole
+	if o.quiet {
+		write = reports.WriteQuiet
+	}
+	if err := write(console, rep, reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}); err != nil {
+		return err
 	}
 	for _, r := range o.reportFlags() {
 		switch r.path {
