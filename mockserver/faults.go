@@ -37,6 +37,10 @@ type Fault struct {
 	// the spec contradicts itself, or the SHOULD part of a requirement
 	// that also holds a MUST.
 	Disputed bool
+	// Schema marks a fault that breaks the version's schema itself (a
+	// required member missing): it fails at the schema level even where
+	// its requirement, as the catalogue prices it, only warns.
+	Schema bool
 	// Bulk marks a fault that moves tens of megabytes through the harness
 	// or floods it: correct, but the race detector makes it take minutes,
 	// so the project's tests run it without.
@@ -175,7 +179,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "unsubscribe-error", Layer: "subscriptions", Requirement: "RES-SUB-02", Description: "answers resources/unsubscribe with -32603"}},
 	{Fault: Fault{Name: "subscribe-undeclared-served", Layer: "subscriptions", Requirement: "RES-SUB-05", Description: "declares no subscribe but serves resources/subscribe and resources/unsubscribe with success"}},
 	{Fault: Fault{Name: "spurious-updated", Layer: "subscriptions", Requirement: "RES-SUB-04", Description: "after notifications/initialized sends notifications/resources/updated for a URI nobody subscribed to"}},
-	{Fault: Fault{Name: "updated-missing-uri", Layer: "subscriptions", Requirement: "RES-SUB-03", Description: "notifications/resources/updated has no params.uri; one is sent right after every subscribe"}},
+	{Fault: Fault{Name: "updated-missing-uri", Layer: "subscriptions", Requirement: "RES-SUB-03", Schema: true, Description: "notifications/resources/updated has no params.uri; one is sent right after every subscribe"}},
 	{Fault: Fault{Name: "undeclared-list-changed", Layer: "subscriptions", Requirement: "RES-LC-02", Description: "declares no listChanged but sends notifications/resources/list_changed after notifications/initialized"}},
 	{Fault: Fault{Name: "list-changed-bad-params", Layer: "subscriptions", Requirement: "RES-LC-03", Also: []string{"META-07"}, Description: `sends notifications/resources/list_changed with params {"_meta": "x"}, a _meta that is no object, after notifications/initialized (listChanged is declared; also breaks META-07)`}},
 

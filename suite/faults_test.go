@@ -203,6 +203,9 @@ func checkFault(t *testing.T, f mockserver.Fault) {
 	if f.Silent {
 		want = reports.Error
 	}
+	if f.Schema {
+		want = reports.Fail // the schema binds whatever the prose's level
+	}
 	if f.Disputed && want == reports.Fail {
 		want = reports.Warn // the spec contradicts itself there: a warning at most
 	}

@@ -88,6 +88,11 @@ type Finding struct {
 	Where *Where
 	Sent  string
 	Got   string
+	// Schema, on a violation, is the text of the version's schema the
+	// server broke (a required member, a type): the result is then priced
+	// at the "schema" level and quotes it, whatever the requirement's own
+	// level.
+	Schema string
 }
 
 // Where is a stretch of one process's transcript.
@@ -186,6 +191,11 @@ func Price(res reports.Result, f Finding) reports.Result {
 			// what the server does there is recorded only.
 			sev = catalog.SeverityOf(st.Level)
 		}
+	}
+	if f.Outcome == Violation && f.Schema != "" && sev != catalog.Info {
+		// The schema binds whatever the prose's level: the quote is the
+		// schema's text.
+		sev, res.Level, res.Quote = catalog.SeverityOf("schema"), "schema", f.Schema
 	}
 	switch f.Outcome {
 	case Pass:

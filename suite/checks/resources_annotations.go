@@ -133,7 +133,7 @@ func checkAnnotations(j *J, field string) Finding {
 		case "lastModified":
 			ts, ok := wire.String(v)
 			if !ok {
-				t.violate(w, "%s: lastModified is %s, want a string", where, describeType(v))
+				t.violateSchema(w, "Annotations: lastModified?: string", "%s: lastModified is %s, want a string", where, describeType(v))
 			} else if !iso8601.MatchString(ts) {
 				t.violate(w, "%s: lastModified %q is not an ISO 8601 timestamp", where, clipString(ts, 40))
 			}

@@ -180,7 +180,7 @@ func checkUpdatesAfterUnsubscribe(j *J) Finding {
 			u, ok := updatedURI(up.Msg)
 			w := At(p, up.Seq)
 			if !ok {
-				t.violate(w, "notifications/resources/updated without a string params.uri: %s", clipJSON(up.Msg.Raw, 120))
+				t.violateSchema(w, "ResourceUpdatedNotification: params: { uri: string }", "notifications/resources/updated without a string params.uri: %s", clipJSON(up.Msg.Raw, 120))
 				continue
 			}
 			// The update may be for a sub-resource of any subscribed URI: it

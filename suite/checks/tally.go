@@ -29,24 +29,35 @@ type tally struct {
 type problem struct {
 	text  string
 	where *Where
+	// schema, when set, is the schema text the item breaks: a required
+	// member or a type, a "schema"-level rule whatever level the check's
+	// requirement has (a lower-case "should" of a doc comment, say).
+	schema string
 }
 
 func (t *tally) judged() { t.n++ }
 
 func (t *tally) violate(w *Where, format string, a ...any) {
-	t.violations = append(t.violations, problem{fmt.Sprintf(format, a...), w})
+	t.violations = append(t.violations, problem{text: fmt.Sprintf(format, a...), where: w})
+}
+
+// violateSchema records a violation of the version's schema itself (quote
+// is its text): it fails at the "schema" level even where the check's
+// requirement is priced lower.
+func (t *tally) violateSchema(w *Where, quote, format string, a ...any) {
+	t.violations = append(t.violations, problem{text: fmt.Sprintf(format, a...), where: w, schema: quote})
 }
 
 func (t *tally) dispute(w *Where, format string, a ...any) {
-	t.disputes = append(t.disputes, problem{fmt.Sprintf(format, a...), w})
+	t.disputes = append(t.disputes, problem{text: fmt.Sprintf(format, a...), where: w})
 }
 
 func (t *tally) undecide(w *Where, format string, a ...any) {
-	t.undecided = append(t.undecided, problem{fmt.Sprintf(format, a...), w})
+	t.undecided = append(t.undecided, problem{text: fmt.Sprintf(format, a...), where: w})
 }
 
 func (t *tally) record(w *Where, format string, a ...any) {
-	t.records = append(t.records, problem{fmt.Sprintf(format, a...), w})
+	t.records = append(t.records, problem{text: fmt.Sprintf(format, a...), where: w})
 }
 
 // finding turns the tally into a finding: a violation if any, else a
@@ -77,6 +88,12 @@ func (t *tally) finding(okMsg, nothing string) Finding {
 	switch {
 	case len(t.violations) > 0:
 		f = Finding{Outcome: Violation, Message: list(t.violations), Where: t.violations[0].where}
+		for _, v := range t.violations {
+			if v.schema != "" {
+				f.Schema = v.schema
+				break
+			}
+		}
 		if len(t.disputes) > 0 {
 			f.Message += "; also: " + list(t.disputes)
 		}
