@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
 )
@@ -113,4 +114,19 @@ func atoi(s string) int {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n
+}
+
+// Duration is how long the item took, from its opening mark to its
+// closing one (zero when either is missing).
+func (it *ItemObs) Duration() time.Duration {
+	if it.Process == nil || it.Process.Transcript == nil || it.End <= it.Begin {
+		return 0
+	}
+	es := it.Process.Transcript.Slice(it.Begin, it.End+1)
+	if len(es) < 2 {
+		return 0
+	}
+	// In whole microseconds, as saved evidence keeps times: a run judged
+	// again from its evidence gives the same durations.
+	return es[len(es)-1].At.Truncate(time.Microsecond) - es[0].At.Truncate(time.Microsecond)
 }

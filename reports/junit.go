@@ -108,6 +108,7 @@ func junitDocument(r *Report) *junitSuites {
 		timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
 	index := map[string]int{}
+	spent := map[int]int64{} // per suite: the sum of its cases' times
 	for i := range r.Results {
 		res := &r.Results[i]
 		area := xmlText(areaOf(res))
@@ -121,6 +122,8 @@ func junitDocument(r *Report) *junitSuites {
 		}
 		s := &doc.Suites[k]
 		tc := junitTestCase(res, area, r.Strict)
+		spent[k] += max(res.DurationMs, 0)
+		s.Time = seconds(spent[k])
 		s.Tests++
 		switch {
 		case tc.Failure != nil:
@@ -192,7 +195,7 @@ func junitTestCase(res *Result, area string, strict bool) junitCase {
 	tc := junitCase{
 		Name:      xmlText(name),
 		Classname: "mcpconform." + area,
-		Time:      seconds(0),
+		Time:      seconds(res.DurationMs),
 	}
 	msg := xmlText(truncate(firstLine(res.Message), junitMessageLetters))
 	switch res.Verdict {

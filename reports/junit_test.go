@@ -73,6 +73,9 @@ func TestWriteJUnitStructure(t *testing.T) {
 	if res[1].Name != "resources-list-pagination-terminates [2025-11-25]" || res[1].Classname != "mcpconform.resources" {
 		t.Errorf("testcase: got %q %q", res[1].Name, res[1].Classname)
 	}
+	if res[1].Time != "0.012" || doc.Suites[1].Time != "0.012" {
+		t.Errorf("times: got case %q and suite %q, want the result's 12 ms in both", res[1].Time, doc.Suites[1].Time)
+	}
 	f := res[1].Failure
 	if f == nil || f.Type != "RES-LIST-03" || !strings.Contains(f.Body, "Expected:") || !strings.Contains(f.Body, "Actual:") ||
 		!strings.Contains(f.Body, "https://modelcontextprotocol.io/") {

@@ -127,6 +127,10 @@ type Result struct {
 	Got  string `json:"got,omitempty"`
 	// Expect says in words what the check expected.
 	Expect string `json:"expect,omitempty"`
+	// DurationMs is how long the run spent on what the result judges (the
+	// items of a vector test); zero for a check judged from evidence
+	// gathered for others.
+	DurationMs int64 `json:"durationMs,omitempty"`
 }
 
 // TranscriptLine is one line of a transcript excerpt. Dir is "send" (client to

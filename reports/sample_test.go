@@ -87,6 +87,7 @@ func sampleReport() *Report {
 				Got:             `{"jsonrpc":"2.0","id":9,"result":{"resources":[{"uri":"file:///a"}],"nextCursor":"page-2"}}`,
 				Quote:           "Clients MUST treat a missing nextCursor as the end of results; a server that repeats a cursor never ends",
 				Expect:          "paging resources/list with each nextCursor in turn comes to a page without one",
+				DurationMs:      12,
 				Actual:          map[string]any{"nextCursor": "page-2", "resources": []any{map[string]any{"uri": "file:///a"}}},
 				Transcript: []TranscriptLine{
 					{AtMs: 20, Dir: "send", Text: `{"jsonrpc":"2.0","id":9,"method":"resources/list","params":{"cursor":"page-2"}}`},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
@@ -208,6 +209,11 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		}
 	}
 	items = dropSuperseded(items)
+	var spent time.Duration
+	for _, it := range items {
+		spent += it.Duration()
+	}
+	res.DurationMs = spent.Milliseconds()
 	if len(items) == 0 {
 		switch {
 		case r.Interrupted != "":
