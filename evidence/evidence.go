@@ -12,6 +12,7 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -324,15 +325,21 @@ func (c Capabilities) Has(path string) bool {
 	case "prompts":
 		return c.Prompts
 	}
-	top := path
-	for i := range path {
-		if path[i] == '.' {
-			top = path[:i]
-			break
-		}
+	top, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		_, ok := c.keys[top]
+		return ok
 	}
-	_, ok := c.keys[top]
-	return ok
+	// A flag below a capability (tools.listChanged) is declared only
+	// when it is the JSON boolean true.
+	m := wire.Object(c.keys[top])
+	for {
+		k, more, deeper := strings.Cut(rest, ".")
+		if !deeper {
+			return string(m[k]) == "true"
+		}
+		m, rest = wire.Object(m[k]), more
+	}
 }
 
 // SafeModern reports whether s is a 2026-07-28 session (false for nil).

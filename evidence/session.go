@@ -23,6 +23,9 @@ const (
 	TagRead = "d:read"
 	// TagTemplateRead is each read of a template expanded with sample values.
 	TagTemplateRead = "d:template-read"
+	// TagPromptGet is each prompts/get of a listed prompt, with its
+	// required arguments filled with placeholders.
+	TagPromptGet = "d:prompt-get"
 )
 
 // ListTag is the tag of each page of a list during discovery.
@@ -82,6 +85,9 @@ type view struct {
 	templates     ListObs
 	reads         []*Read
 	templateReads []*Read
+	tools         ListObs
+	prompts       ListObs
+	promptGets    []*PromptGet
 }
 
 func (s *Session) v() *view {
@@ -115,6 +121,23 @@ func (s *Session) Resources() ListObs { return s.v().resources }
 // Templates returns resources/templates/list as discovery followed it.
 func (s *Session) Templates() ListObs { return s.v().templates }
 
+// Tools returns tools/list as discovery followed it.
+func (s *Session) Tools() ListObs { return s.v().tools }
+
+// Prompts returns prompts/list as discovery followed it.
+func (s *Session) Prompts() ListObs { return s.v().prompts }
+
+// PromptGets returns the prompts/get of listed prompts.
+func (s *Session) PromptGets() []*PromptGet { return s.v().promptGets }
+
+// PromptGet is one prompts/get of discovery, with the listed prompt.
+type PromptGet struct {
+	Name string
+	// Item is the listed prompt (nil when no listed prompt has the name).
+	Item json.RawMessage
+	X    *Exchange
+}
+
 // Reads returns the reads of listed resources.
 func (s *Session) Reads() []*Read { return s.v().reads }
 
@@ -146,14 +169,17 @@ func buildView(s *Session) *view {
 	}
 	v.resources = FollowList(s.Tagged(ListTag("resources/list")), "resources/list", p)
 	v.templates = FollowList(s.Tagged(ListTag("resources/templates/list")), "resources/templates/list", p)
-	byURI := map[string]json.RawMessage{}
-	for _, it := range v.resources.Items {
-		if u, ok := wire.String(wire.Object(it)["uri"]); ok {
-			if _, dup := byURI[u]; !dup {
-				byURI[u] = it
-			}
+	v.tools = FollowList(s.Tagged(ListTag("tools/list")), "tools/list", p)
+	v.prompts = FollowList(s.Tagged(ListTag("prompts/list")), "prompts/list", p)
+	byName := firstBy(v.prompts.Items, "name")
+	for _, x := range s.Tagged(TagPromptGet) {
+		var n string
+		if x.Request != nil {
+			n, _ = wire.String(wire.Object(x.Request.Params)["name"])
 		}
+		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: byName[n], X: x})
 	}
+	byURI := firstBy(v.resources.Items, "uri")
 	for _, x := range s.Tagged(TagRead) {
 		u := requestURI(x)
 		v.reads = append(v.reads, &Read{URI: u, Item: byURI[u], X: x})
@@ -173,6 +199,20 @@ func buildView(s *Session) *view {
 		v.templateReads = append(v.templateReads, &Read{URI: u, Item: byExpansion[u], X: x})
 	}
 	return v
+}
+
+// firstBy indexes list items by a string member; the first of several
+// with one value wins.
+func firstBy(items []json.RawMessage, key string) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, it := range items {
+		if k, ok := wire.String(wire.Object(it)[key]); ok {
+			if _, dup := out[k]; !dup {
+				out[k] = it
+			}
+		}
+	}
+	return out
 }
 
 func requestURI(x *Exchange) string {

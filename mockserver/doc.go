@@ -3,9 +3,10 @@
 //
 // Without faults it follows the protocol revisions 2024-11-05 through
 // 2025-11-25: the initialize handshake and version negotiation, ping,
-// resources (static and templated, text and binary), pagination with
-// opaque cursors, subscriptions, and list changes, with the fields of each
-// message cut to the negotiated version. It serves 2026-07-28 as well, the
+// resources (static and templated, text and binary), tools (calls checked
+// against their inputSchema) and prompts (templated messages), pagination
+// with opaque cursors, subscriptions, and list changes, with the fields of
+// each message cut to the negotiated version. It serves 2026-07-28 as well, the
 // era without a handshake: per-request _meta, server/discover, resultType
 // and cache hints on results, and subscriptions/listen streams. By default
 // one process serves both eras; a fixture can restrict it to either. The mcpconform suite tests

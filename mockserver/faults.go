@@ -156,6 +156,24 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "template-mimetype-mismatch", Layer: "templates", Requirement: "RES-TPL-03", Description: "reads of template expansions return a mimeType other than the template's"}},
 	{Fault: Fault{Name: "completion-bad-result", Layer: "templates", Requirement: "RES-TPL-06", Description: `in legacy sessions declares completions and answers completion/complete with completion.values "none", a string`}},
 
+	// Tools.
+	{Fault: Fault{Name: "tools-not-array", Layer: "tools", Requirement: "TOOLS-04", Description: "tools in the tools/list result is an object keyed by name"}},
+	{Fault: Fault{Name: "tool-no-input-schema", Layer: "tools", Requirement: "TOOLS-06", Description: "the first listed tool has no inputSchema"}},
+	{Fault: Fault{Name: "tool-input-schema-not-object", Layer: "tools", Requirement: "TOOLS-07", Description: `the first listed tool's inputSchema is {"type": "string"}`}},
+	{Fault: Fault{Name: "duplicate-tool-names", Layer: "tools", Requirement: "TOOLS-13", Description: "the last page lists a second tool under the first tool's name"}},
+	{Fault: Fault{Name: "bad-tool-name", Layer: "tools", Requirement: "TOOLS-12", Version: "2025-11-25", Description: `in sessions at 2025-11-25 or later the first tool is named "echo text!" (a space and a "!") and is called by that name`}},
+	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
+
+	// Prompts.
+	{Fault: Fault{Name: "prompts-not-array", Layer: "prompts", Requirement: "PROMPTS-04", Description: "prompts in the prompts/list result is an object keyed by name"}},
+	{Fault: Fault{Name: "prompt-no-name", Layer: "prompts", Requirement: "PROMPTS-06", Description: "the first listed prompt has no name (prompts/get still knows it by its name)"}},
+	{Fault: Fault{Name: "duplicate-prompt-names", Layer: "prompts", Requirement: "PROMPTS-07", Description: "the last page lists a second prompt under the first prompt's name"}},
+	{Fault: Fault{Name: "prompt-no-messages", Layer: "prompts", Requirement: "PROMPTS-10", Description: "prompts/get results have no messages"}},
+	{Fault: Fault{Name: "prompt-bad-role", Layer: "prompts", Requirement: "PROMPTS-11", Description: `the first message of every prompts/get result has the role "system"`}},
+	{Fault: Fault{Name: "prompt-content-array", Layer: "prompts", Requirement: "PROMPTS-12", Description: "the first message of every prompts/get result holds its content as an array around the text block"}},
+	{Fault: Fault{Name: "unknown-prompt-result", Layer: "prompts", Requirement: "PROMPTS-14", Description: `prompts/get of a prompt it does not have answers {"messages": []} instead of -32602`}},
+	{Fault: Fault{Name: "prompt-missing-argument-accepted", Layer: "prompts", Requirement: "PROMPTS-15", Description: "prompts/get without an argument the prompt marks required is served anyway, its placeholders left empty, instead of -32602"}},
+
 	// resources/read.
 	{Fault: Fault{Name: "blob-bad-base64", Layer: "read", Requirement: "RES-READ-03", Description: "blobs use the URL-safe base64 alphabet without padding"}},
 	{Fault: Fault{Name: "blob-wrapped-base64", Layer: "read", Requirement: "RES-READ-03", Description: "blobs are wrapped with a newline every 76 characters"}},
@@ -198,7 +216,8 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "stateful-version", Layer: "modern", Requirement: "LIFE-24", Version: "2026-07-28", Description: "after refusing a request with -32022, refuses the next valid request the same way, as if the bad version had stuck"}},
 	{Fault: Fault{Name: "modern-ping-served", Layer: "modern", Requirement: "PING-06", Version: "2026-07-28", Description: "answers ping in the 2026-07-28 envelope with {} instead of -32601"}},
 	{Fault: Fault{Name: "modern-subscribe-served", Layer: "modern", Requirement: "RES-SUB-06", Version: "2026-07-28", Description: "serves resources/subscribe and resources/unsubscribe in the 2026-07-28 envelope instead of answering -32601"}},
-	{Fault: Fault{Name: "no-cache-hints", Layer: "modern", Requirement: "RES-LIST-09", Also: []string{"RES-TPL-07", "RES-READ-14", "PAG-08"}, Version: "2026-07-28", Description: "resources/list, resources/templates/list and resources/read results carry no ttlMs and no cacheScope (also breaks RES-TPL-07, RES-READ-14 and PAG-08)"}},
+	{Fault: Fault{Name: "no-cache-hints", Layer: "modern", Requirement: "RES-LIST-09", Also: []string{"RES-TPL-07", "RES-READ-14", "PAG-08", "TOOLS-17"}, Version: "2026-07-28", Description: "resources/list, resources/templates/list, resources/read, tools/list and prompts/list results carry no ttlMs and no cacheScope (also breaks RES-TPL-07, RES-READ-14, PAG-08 and TOOLS-17)"}},
+	{Fault: Fault{Name: "tools-no-cache-hints", Layer: "modern", Requirement: "TOOLS-17", Version: "2026-07-28", Description: "tools/list results carry no ttlMs and no cacheScope"}},
 	{Fault: Fault{Name: "read-no-cache-hints", Layer: "modern", Requirement: "RES-READ-14", Version: "2026-07-28", Description: "resources/read results carry no ttlMs and no cacheScope (the list results keep theirs)"}},
 	{Fault: Fault{Name: "templates-no-cache-hints", Layer: "modern", Requirement: "RES-TPL-07", Also: []string{"PAG-08"}, Version: "2026-07-28", Description: "resources/templates/list results carry no ttlMs and no cacheScope (also breaks PAG-08; the other results keep theirs)"}},
 	{Fault: Fault{Name: "negative-ttl", Layer: "modern", Requirement: "RES-LIST-09", Version: "2026-07-28", Description: "resources/list results carry ttlMs -1"}},

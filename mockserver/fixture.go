@@ -28,6 +28,8 @@ type Fixture struct {
 	PageSize             PageSize              `json:"pageSize,omitzero"`
 	Resources            []Resource            `json:"resources,omitempty"`
 	Templates            []Template            `json:"templates,omitempty"`
+	Tools                []Tool                `json:"tools,omitempty"`
+	Prompts              []Prompt              `json:"prompts,omitempty"`
 	SubscriptionTriggers []SubscriptionTrigger `json:"subscriptionTriggers,omitempty"`
 	ListChangeTriggers   []ListChangeTrigger   `json:"listChangeTriggers,omitempty"`
 
@@ -75,9 +77,11 @@ type Icon struct {
 }
 
 // Capabilities are the server capabilities the mock declares. A nil
-// Resources means the server has no resources at all.
+// Resources, Tools or Prompts means the server has none of them at all.
 type Capabilities struct {
 	Resources    *ResourcesCapability      `json:"resources,omitempty"`
+	Tools        *ListCapability           `json:"tools,omitempty"`
+	Prompts      *ListCapability           `json:"prompts,omitempty"`
 	Logging      *struct{}                 `json:"logging,omitempty"`
 	Experimental map[string]map[string]any `json:"experimental,omitempty"`
 }
@@ -88,11 +92,19 @@ type ResourcesCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
+// ListCapability is capabilities.tools or capabilities.prompts. The mock
+// never changes those lists, so listChanged only says that it may.
+type ListCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
 // PageSize sets how many items one page of each list holds; zero means
 // DefaultPageSize.
 type PageSize struct {
 	Resources int `json:"resources,omitempty"`
 	Templates int `json:"templates,omitempty"`
+	Tools     int `json:"tools,omitempty"`
+	Prompts   int `json:"prompts,omitempty"`
 }
 
 // DefaultPageSize is the page size of a list the fixture gives none for.
@@ -153,6 +165,56 @@ type TemplateRead struct {
 	// Variable keys the table; empty means the template's first variable.
 	Variable string            `json:"variable,omitempty"`
 	Rows     map[string]string `json:"rows,omitempty"`
+}
+
+// Tool is a tool and the rule that answers calls of it. InputSchema,
+// OutputSchema and Annotations are kept as the fixture writes them.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Call         *ToolCall       `json:"call,omitempty"` // nil: {"rule": "echo"}
+}
+
+// The call rules of a tool.
+const (
+	CallEcho  = "echo"  // the text is Format with {{argument}} filled in, or the arguments as JSON
+	CallSum   = "sum"   // structuredContent {"sum": the sum of the number arguments}, and its JSON as text
+	CallError = "error" // a tool execution error (isError true) whose text is Format filled in
+)
+
+// ToolCall says how calls of a tool that pass its inputSchema are
+// answered.
+type ToolCall struct {
+	Rule   string `json:"rule"`
+	Format string `json:"format,omitempty"`
+}
+
+// Prompt is a prompt template: its messages' texts may hold {{argument}}
+// placeholders, filled in by prompts/get (an optional argument left out
+// fills in as "").
+type Prompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	Messages    []PromptMessage  `json:"messages"`
+}
+
+// PromptArgument is an argument a prompt takes.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// PromptMessage is one message of a prompt: a text content block.
+type PromptMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
 }
 
 // SubscriptionTrigger sends notifications/resources/updated for Updates to

@@ -177,9 +177,13 @@ type catalog struct {
 	cacheScope string
 	resources  []*entry
 	templates  []*templateEntry
+	tools      []*toolEntry
+	prompts    []*Prompt
 	tag        string // ties cursors to this fixture
 	pageRes    int
 	pageTpl    int
+	pageTools  int
+	pagePrm    int
 	listAdds   [][]*entry // per list-change trigger
 	listRemove [][]string
 }
@@ -209,12 +213,15 @@ func compile(f *Fixture) (*catalog, error) {
 	if p.file == "" {
 		p.file = "fixture"
 	}
-	c := &catalog{fx: f, pageRes: f.PageSize.Resources, pageTpl: f.PageSize.Templates}
-	if c.pageRes <= 0 {
-		c.pageRes = DefaultPageSize
-	}
-	if c.pageTpl <= 0 {
-		c.pageTpl = DefaultPageSize
+	c := &catalog{fx: f}
+	for _, ps := range []struct {
+		size *int
+		set  int
+	}{{&c.pageRes, f.PageSize.Resources}, {&c.pageTpl, f.PageSize.Templates}, {&c.pageTools, f.PageSize.Tools}, {&c.pagePrm, f.PageSize.Prompts}} {
+		*ps.size = ps.set
+		if ps.set <= 0 {
+			*ps.size = DefaultPageSize
+		}
 	}
 	checkEras(p, c, f)
 	if f.Server.Name == "" || f.Server.Version == "" {
@@ -233,6 +240,34 @@ func compile(f *Fixture) (*catalog, error) {
 	}
 	if f.Capabilities.Resources == nil && (len(f.Resources) > 0 || len(f.Templates) > 0) {
 		p.add("$.capabilities", "resources are listed but capabilities.resources is absent")
+	}
+	if f.Capabilities.Tools == nil && len(f.Tools) > 0 {
+		p.add("$.capabilities", "tools are listed but capabilities.tools is absent")
+	}
+	if f.Capabilities.Prompts == nil && len(f.Prompts) > 0 {
+		p.add("$.capabilities", "prompts are listed but capabilities.prompts is absent")
+	}
+	toolSeen := make(map[string]string) // name -> path of its first definition
+	for i, t := range f.Tools {
+		path := fmt.Sprintf("$.tools[%d]", i)
+		c.tools = append(c.tools, checkTool(p, path, t))
+		if prev, dup := toolSeen[t.Name]; dup {
+			p.add(path+".name", "duplicate tool name %q (first defined at %s)", t.Name, prev)
+		} else {
+			toolSeen[t.Name] = path
+		}
+	}
+	promptSeen := make(map[string]string)
+	for i := range f.Prompts {
+		path := fmt.Sprintf("$.prompts[%d]", i)
+		pr := &f.Prompts[i]
+		checkPrompt(p, path, pr)
+		c.prompts = append(c.prompts, pr)
+		if prev, dup := promptSeen[pr.Name]; dup {
+			p.add(path+".name", "duplicate prompt name %q (first defined at %s)", pr.Name, prev)
+		} else {
+			promptSeen[pr.Name] = path
+		}
 	}
 
 	seen := make(map[string]string) // URI -> path of its first definition
@@ -535,4 +570,136 @@ func checkTemplate(p *problems, path string, t Template) *templateEntry {
 	checkIcons(p, path+".icons", t.Icons)
 	checkMeta(p, path+"._meta", t.Meta)
 	return te
+}
+
+// toolNameSyntax is the syntax 2025-11-25 recommends for tool names
+// (TOOLS-12): "Tool names SHOULD be between 1 and 128 characters in
+// length" of "uppercase and lowercase ASCII letters (A-Z, a-z), digits
+// (0-9), underscore (_), hyphen (-), and dot (.)".
+var toolNameSyntax = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// checkTool checks a tool's name, schemas and call rule, and compiles its
+// inputSchema, which every call is validated against.
+func checkTool(p *problems, path string, t Tool) *toolEntry {
+	te := &toolEntry{Tool: t, rule: CallEcho}
+	if t.Call != nil {
+		te.rule, te.format = t.Call.Rule, t.Call.Format
+	}
+	if !toolNameSyntax.MatchString(t.Name) {
+		p.add(path+".name", "tool name %q is not 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", t.Name)
+	}
+	var props map[string]any
+	te.input, props = checkToolSchema(p, path+".inputSchema", t.InputSchema)
+	if len(t.OutputSchema) > 0 {
+		out, _ := checkToolSchema(p, path+".outputSchema", t.OutputSchema)
+		switch {
+		case te.rule != CallSum:
+			// "If an output schema is provided: Servers MUST provide
+			// structured results that conform to this schema."
+			p.add(path+".outputSchema", "an outputSchema needs the sum rule, the one whose result is structured")
+		case out != nil && out.Validate(map[string]any{"sum": json.Number("0")}) != nil:
+			p.add(path+".outputSchema", `the sum rule's result {"sum": 0} does not conform to the outputSchema`)
+		}
+	}
+	if len(t.Annotations) > 0 {
+		if b := bytes.TrimSpace(t.Annotations); len(b) == 0 || b[0] != '{' {
+			p.add(path+".annotations", "annotations must be an object")
+		}
+	}
+	switch te.rule {
+	case CallEcho, CallError:
+		for _, name := range placeholders(te.format) {
+			if _, ok := props[name]; !ok {
+				p.add(path+".call.format", "{{%s}} names no property of the inputSchema", name)
+			}
+		}
+	case CallSum:
+		if te.format != "" {
+			p.add(path+".call.format", "format belongs to the echo and error rules only")
+		}
+	default:
+		p.add(path+".call.rule", "unknown rule %q; use echo, sum or error", te.rule)
+	}
+	return te
+}
+
+// checkToolSchema checks that raw is a JSON Schema object of type
+// "object" (TOOLS-07), valid in its dialect (2020-12 unless $schema names
+// another), and compiles it. It also returns the schema's properties.
+func checkToolSchema(p *problems, path string, raw json.RawMessage) (*jsonschema.Schema, map[string]any) {
+	if len(raw) == 0 {
+		p.add(path, "required field is missing")
+		return nil, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		p.add(path, "not valid JSON: %v", err)
+		return nil, nil
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		p.add(path, "a schema must be a JSON object")
+		return nil, nil
+	}
+	props, _ := m["properties"].(map[string]any)
+	if typ, _ := m["type"].(string); typ != "object" {
+		p.add(path+".type", `the schema's type must be "object"`)
+		return nil, props
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noSchemaLoads{})
+	const loc = "mcpconform-mock:///tool-schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		p.add(path, "%v", err)
+		return nil, props
+	}
+	sch, err := c.Compile(loc)
+	if err != nil {
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		p.add(path, "not a valid JSON Schema: %s", first)
+		return nil, props
+	}
+	return sch, props
+}
+
+// noSchemaLoads refuses every external document a tool schema refers to:
+// the mock never reaches out to the network or the disk for one.
+type noSchemaLoads struct{}
+
+func (noSchemaLoads) Load(url string) (any, error) {
+	return nil, fmt.Errorf("the mock loads no external schema (%s)", url)
+}
+
+// checkPrompt checks a prompt's arguments and that its messages' {{…}}
+// placeholders name them.
+func checkPrompt(p *problems, path string, pr *Prompt) {
+	if pr.Name == "" {
+		p.add(path+".name", "name is required")
+	}
+	args := make(map[string]bool)
+	for i, a := range pr.Arguments {
+		ap := fmt.Sprintf("%s.arguments[%d]", path, i)
+		switch {
+		case a.Name == "":
+			p.add(ap+".name", "name is required")
+		case args[a.Name]:
+			p.add(ap+".name", "duplicate argument name %q", a.Name)
+		}
+		args[a.Name] = true
+	}
+	if len(pr.Messages) == 0 {
+		p.add(path+".messages", "a prompt needs at least one message")
+	}
+	for j, m := range pr.Messages {
+		mp := fmt.Sprintf("%s.messages[%d]", path, j)
+		if m.Role != "user" && m.Role != "assistant" {
+			p.add(mp+".role", "role must be \"user\" or \"assistant\", not %q", m.Role)
+		}
+		for _, name := range placeholders(m.Text) {
+			if !args[name] {
+				p.add(mp+".text", "{{%s}} names no argument of the prompt", name)
+			}
+		}
+	}
 }

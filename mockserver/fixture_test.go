@@ -93,6 +93,14 @@ func TestFixtureErrors(t *testing.T) {
 		return `{"server":{"name":"x","version":"1"},"capabilities":{"resources":{}},"resources":[` + resources + `],"templates":[` + templates + `]}`
 	}
 	ok := `{"uri":"test://a","name":"a","text":"a"}`
+	tools := func(tools string) string {
+		return `{"server":{"name":"x","version":"1"},"capabilities":{"tools":{}},"tools":[` + tools + `]}`
+	}
+	okTool := `{"name":"t","inputSchema":{"type":"object"}}`
+	prompts := func(prompts string) string {
+		return `{"server":{"name":"x","version":"1"},"capabilities":{"prompts":{}},"prompts":[` + prompts + `]}`
+	}
+	okPrompt := `{"name":"p","arguments":[{"name":"a"}],"messages":[{"role":"user","text":"{{a}}"}]}`
 	tests := []struct {
 		name, data string
 		path       string // the JSON path the error must name
@@ -139,6 +147,25 @@ func TestFixtureErrors(t *testing.T) {
 		{"no era", `{"server":{"name":"x","version":"1"},"capabilities":{},"eras":[]}`, "$.eras", "minItems"},
 		{"negative ttl", `{"server":{"name":"x","version":"1"},"capabilities":{},"cache":{"ttlMs":-1}}`, "$.cache.ttlMs", "minimum"},
 		{"cache scope", `{"server":{"name":"x","version":"1"},"capabilities":{},"cache":{"scope":"shared"}}`, "$.cache.scope", "value must be one of"},
+		{"tools without capability", `{"server":{"name":"x","version":"1"},"capabilities":{},"tools":[` + okTool + `]}`, "$.capabilities", "capabilities.tools is absent"},
+		{"tool without inputSchema", tools(`{"name":"t"}`), "$.tools[0].inputSchema", "required"},
+		{"inputSchema not of type object", tools(`{"name":"t","inputSchema":{"type":"string"}}`), "$.tools[0].inputSchema.type", `must be "object"`},
+		{"invalid inputSchema", tools(`{"name":"t","inputSchema":{"type":"object","properties":5}}`), "$.tools[0].inputSchema", "not a valid JSON Schema"},
+		{"inputSchema with an external $ref", tools(`{"name":"t","inputSchema":{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}}`), "$.tools[0].inputSchema", "not a valid JSON Schema"},
+		{"tool name syntax", tools(`{"name":"echo text!","inputSchema":{"type":"object"}}`), "$.tools[0].name", "not 1 to 128 characters"},
+		{"duplicate tool", tools(okTool + "," + okTool), "$.tools[1].name", "duplicate tool name"},
+		{"outputSchema without sum", tools(`{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}`), "$.tools[0].outputSchema", "needs the sum rule"},
+		{"outputSchema refusing the sum", tools(`{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object","required":["total"]},"call":{"rule":"sum"}}`), "$.tools[0].outputSchema", "does not conform"},
+		{"format placeholder", tools(`{"name":"t","inputSchema":{"type":"object","properties":{"a":{}}},"call":{"rule":"echo","format":"{{b}}"}}`), "$.tools[0].call.format", "{{b}} names no property"},
+		{"format with sum", tools(`{"name":"t","inputSchema":{"type":"object"},"call":{"rule":"sum","format":"x"}}`), "$.tools[0].call.format", "echo and error rules only"},
+		{"unknown call rule", tools(`{"name":"t","inputSchema":{"type":"object"},"call":{"rule":"guess"}}`), "$.tools[0].call.rule", "value must be one of"},
+		{"annotation type", tools(`{"name":"t","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}}`), "$.tools[0].annotations.readOnlyHint", "want boolean"},
+		{"prompts without capability", `{"server":{"name":"x","version":"1"},"capabilities":{},"prompts":[` + okPrompt + `]}`, "$.capabilities", "capabilities.prompts is absent"},
+		{"prompt placeholder", prompts(`{"name":"p","messages":[{"role":"user","text":"Hi {{who}}"}]}`), "$.prompts[0].messages[0].text", "{{who}} names no argument"},
+		{"prompt role", prompts(`{"name":"p","messages":[{"role":"system","text":"x"}]}`), "$.prompts[0].messages[0].role", "value must be one of"},
+		{"prompt without messages", prompts(`{"name":"p","messages":[]}`), "$.prompts[0].messages", "minItems"},
+		{"duplicate prompt", prompts(okPrompt + "," + okPrompt), "$.prompts[1].name", "duplicate prompt name"},
+		{"duplicate argument", prompts(`{"name":"p","arguments":[{"name":"a"},{"name":"a"}],"messages":[{"role":"user","text":"x"}]}`), "$.prompts[0].arguments[1].name", "duplicate argument"},
 		{"meta key with quote", base(`{"uri":"test://b","name":"b","text":"x","_meta":{"it's":1}}`, ""), `$.resources[0]._meta['it\'s']`, "key grammar"},
 	}
 	for _, tt := range tests {

@@ -13,7 +13,8 @@ import (
 // Protocol versions in which fields first appear. Versions are dates, so
 // they compare as strings.
 const (
-	v20250618 = "2025-06-18" // title, _meta, annotations.lastModified
+	v20250326 = "2025-03-26" // tool annotations
+	v20250618 = "2025-06-18" // title, _meta, annotations.lastModified; structuredContent, outputSchema
 	v20251125 = "2025-11-25" // icons; serverInfo description and websiteUrl
 )
 
@@ -157,6 +158,17 @@ func (s *server) capabilities() object {
 	}
 	if s.variants.has("extra-members") {
 		caps["mockExtraCapability"] = extraValue()
+	}
+	for name, lc := range map[string]*ListCapability{"tools": fc.Tools, "prompts": fc.Prompts} {
+		if lc == nil {
+			continue
+		}
+		// listChanged is optional: left out, it means false.
+		o := object{}
+		if lc.ListChanged {
+			o["listChanged"] = true
+		}
+		caps[name] = o
 	}
 	if fc.Logging != nil {
 		caps["logging"] = object{}

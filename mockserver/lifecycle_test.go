@@ -34,7 +34,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 			if got := res["protocolVersion"]; got != tt.want {
 				t.Errorf("protocolVersion = %v, want %v", got, tt.want)
 			}
-			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}}
+			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}}
 			if diff := cmp.Diff(wantCaps, res["capabilities"]); diff != "" {
 				t.Errorf("capabilities (-want +got):\n%s", diff)
 			}

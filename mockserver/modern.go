@@ -88,13 +88,20 @@ var modernMethods = map[string]func(*server, json.RawMessage) (any, *rpcError){
 	"resources/templates/list": (*server).listTemplates,
 	"resources/read":           (*server).read,
 	"subscriptions/listen":     (*server).listen,
+	"tools/list":               (*server).listTools,
+	"tools/call":               (*server).callTool,
+	"prompts/list":             (*server).listPrompts,
+	"prompts/get":              (*server).getPrompt,
 }
 
 // removedMethods existed in the handshake era and are gone from 2026-07-28.
 var removedMethods = []string{"initialize", "ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel"}
 
 // cacheable are the methods whose results carry ttlMs and cacheScope.
-var cacheable = []string{"server/discover", "resources/list", "resources/templates/list", "resources/read"}
+var cacheable = []string{"server/discover", "resources/list", "resources/templates/list", "resources/read", "tools/list", "prompts/list"}
+
+// pagedLists are the paginated methods.
+var pagedLists = []string{"resources/list", "resources/templates/list", "tools/list", "prompts/list"}
 
 // modernHandler returns the handler of a 2026-07-28 method, or nil for a
 // method that is unknown, removed or behind an undeclared capability.
@@ -302,11 +309,12 @@ func (s *server) decorate(method string, result any) any {
 	}
 	if !slices.Contains(cacheable, method) || s.faults.has("no-cache-hints") && method != "server/discover" ||
 		method == "resources/read" && s.faults.has("read-no-cache-hints") ||
+		method == "tools/list" && s.faults.has("tools-no-cache-hints") ||
 		method == "resources/templates/list" && s.faults.has("templates-no-cache-hints") {
 		return r
 	}
 	ttl := s.cat.ttlMs
-	if s.variants.has("ttl-per-page") && (method == "resources/list" || method == "resources/templates/list") {
+	if s.variants.has("ttl-per-page") && slices.Contains(pagedLists, method) {
 		ttl = 1000 * s.req.pageNumber
 	}
 	r["ttlMs"] = s.num(ttl)

@@ -11,6 +11,8 @@ import (
 const (
 	listResources = "resources"
 	listTemplates = "templates"
+	listTools     = "tools"
+	listPrompts   = "prompts"
 )
 
 // page is one page of a list: items [start, end) and what nextCursor says.

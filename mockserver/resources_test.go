@@ -317,7 +317,8 @@ func TestSubscribeUndeclared(t *testing.T) {
 	fx.Capabilities.Resources.Subscribe = false
 	s := start(t, Options{Fixture: fx})
 	res := s.initialize("2025-06-18")
-	if diff := cmp.Diff(map[string]any{"resources": map[string]any{"listChanged": true}}, res["capabilities"]); diff != "" {
+	want := map[string]any{"resources": map[string]any{"listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}}
+	if diff := cmp.Diff(want, res["capabilities"]); diff != "" {
 		t.Errorf("capabilities (-want +got):\n%s", diff)
 	}
 	m, _ := s.call("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"})

@@ -94,6 +94,8 @@ type server struct {
 
 	listed        []*entry // the current resource list
 	templates     []*templateEntry
+	tools         []*toolEntry
+	prompts       []*Prompt
 	fired         []bool // list-change triggers that already fired
 	subscriptions map[string]bool
 	cursorUses    map[string]int
@@ -130,6 +132,8 @@ func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer,
 	}
 	s.listed = slices.Clone(cat.resources)
 	s.templates = slices.Clone(cat.templates)
+	s.tools = slices.Clone(cat.tools)
+	s.prompts = slices.Clone(cat.prompts)
 	s.addFaultResources()
 	return s
 }
@@ -395,6 +399,10 @@ var methods = map[string]struct {
 	"resources/read":           {(*server).read, false},
 	"resources/subscribe":      {(*server).subscribe, false},
 	"resources/unsubscribe":    {(*server).unsubscribe, false},
+	"tools/list":               {(*server).listTools, false},
+	"tools/call":               {(*server).callTool, false},
+	"prompts/list":             {(*server).listPrompts, false},
+	"prompts/get":              {(*server).getPrompt, false},
 	"completion/complete":      {(*server).complete, false},
 }
 
@@ -483,6 +491,10 @@ func (s *server) methodDeclared(method string) bool {
 	switch {
 	case method == "logging/setLevel":
 		return caps.Logging != nil
+	case strings.HasPrefix(method, "tools/"):
+		return caps.Tools != nil
+	case strings.HasPrefix(method, "prompts/"):
+		return caps.Prompts != nil
 	case method == "completion/complete":
 		return s.req == nil && s.faults.has("completion-bad-result")
 	case method == "resources/templates/list" && s.variants.has("templates-not-implemented"):

@@ -153,8 +153,15 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 		st.listChanged = true
 		agreed["resourcesListChanged"] = true
 	}
-	// toolsListChanged and promptsListChanged: the mock has neither, so
-	// they are left out of the agreed subset.
+	// The tool and prompt lists never change, but a server that declares
+	// their listChanged agrees to say so if they did.
+	caps := s.cat.fx.Capabilities
+	if f.ToolsListChanged != nil && *f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged {
+		agreed["toolsListChanged"] = true
+	}
+	if f.PromptsListChanged != nil && *f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged {
+		agreed["promptsListChanged"] = true
+	}
 	if s.faults.has("ack-grants-more") {
 		if f.ResourcesListChanged == nil || !*f.ResourcesListChanged {
 			agreed["resourcesListChanged"] = true

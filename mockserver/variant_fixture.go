@@ -55,6 +55,9 @@ var directoryFiles = []struct {
 
 func ptr[T any](v T) *T { return &v }
 
+// manyTools is the number of tools many-tools lists.
+const manyTools = 130
+
 // variantFixture returns the fixture as the variants serve it: a copy of
 // fx with their resources, templates, capabilities and metadata. fx itself
 // is left alone.
@@ -76,7 +79,7 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 	for n := range vs {
 		needsResources = needsResources || variantIndex[n].resources
 	}
-	if needsResources && caps.Resources == nil && !vs.has("no-resources") {
+	if needsResources && caps.Resources == nil && !vs.has("no-resources") && !vs.has("tools-only") {
 		caps.Resources = &ResourcesCapability{}
 	}
 	text := func(uri, name, mime, body string) Resource {
@@ -89,6 +92,22 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 	case vs.has("no-listen"):
 		caps.Resources.Subscribe, caps.Resources.ListChanged = false, false
 		f.SubscriptionTriggers = nil
+		for _, lc := range []*ListCapability{caps.Tools, caps.Prompts} {
+			if lc != nil {
+				lc.ListChanged = false
+			}
+		}
+	}
+	if vs.has("tools-only") {
+		if len(f.Tools) == 0 {
+			f.Tools = DefaultFixture().Tools
+		}
+		tools := caps.Tools
+		if tools == nil {
+			tools = &ListCapability{}
+		}
+		*caps = Capabilities{Tools: tools}
+		f.Resources, f.Templates, f.SubscriptionTriggers, f.ListChangeTriggers, f.Prompts = nil, nil, nil, nil, nil
 	}
 	if vs.has("no-subscribe") && caps.Resources != nil {
 		caps.Resources.Subscribe = false
@@ -168,6 +187,37 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 				MimeType: "application/json", Read: TemplateRead{Rule: RuleEcho}})
 		}
 		f.PageSize.Templates = 1
+	}
+
+	// Tools and prompts.
+	if vs.has("many-tools") {
+		if caps.Tools == nil {
+			caps.Tools = &ListCapability{}
+		}
+		f.Tools = make([]Tool, 0, manyTools)
+		for i := 1; i <= manyTools; i++ {
+			f.Tools = append(f.Tools, Tool{Name: fmt.Sprintf("echo-%d", i), Description: fmt.Sprintf("Echo number %d of %d: returns the text it is given.", i, manyTools),
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+				Annotations: json.RawMessage(`{"readOnlyHint":true}`), Call: &ToolCall{Rule: CallEcho, Format: "{{text}}"}})
+		}
+		f.PageSize.Tools = 20
+	}
+	if vs.has("prompt-arguments-optional-all") {
+		if caps.Prompts == nil {
+			caps.Prompts = &ListCapability{}
+		}
+		withArguments := false
+		for i := range f.Prompts {
+			for j := range f.Prompts[i].Arguments {
+				f.Prompts[i].Arguments[j].Required = false
+				withArguments = true
+			}
+		}
+		if !withArguments {
+			f.Prompts = append(f.Prompts, Prompt{Name: "optional-arguments", Description: "Two optional arguments.",
+				Arguments: []PromptArgument{{Name: "topic"}, {Name: "style"}},
+				Messages:  []PromptMessage{{Role: "user", Text: "Topic: {{topic}}. Style: {{style}}."}}})
+		}
 	}
 
 	// Metadata.

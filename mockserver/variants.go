@@ -26,7 +26,8 @@ type Variant struct {
 // variantDef is a catalogue entry. why says, citing the catalogue or the
 // spec, why the behaviour is legal; excludes names the variants it cannot
 // be combined with; resources marks variants that need the resources
-// capability (they add, serve or change resources or templates).
+// capability (they add, serve or change resources or templates), which
+// the variants that drop resources (no-resources, tools-only) exclude.
 type variantDef struct {
 	Variant
 	why       string
@@ -84,6 +85,8 @@ var variantCatalogue = []variantDef{
 		why: "the server picks the page size (PAG-02); paging ends (PAG-03)", resources: true},
 	{Variant: Variant{Name: "many-template-pages", Description: "lists 150 templates (the fixture's, padded with generated echo templates), one per page"},
 		why: "as many-resource-pages (PAG-02, RES-TPL-05)", resources: true},
+	{Variant: Variant{Name: "many-tools", Description: "lists 130 tools, echo-1 … echo-130, instead of the fixture's, 20 per page, so tools/list spans 7 pages; each echoes its text argument"},
+		why: "the server picks the page size (PAG-02) and paging ends (PAG-03); the names are unique (TOOLS-13) and of the recommended syntax (TOOLS-12)"},
 	{Variant: Variant{Name: "odd-cursors", Description: "uses cursors of about 2 KiB holding spaces, quotes, a backslash, / + = and non-ASCII characters"},
 		why: "a cursor is an opaque string (PAG-01)"},
 	{Variant: Variant{Name: "empty-string-cursor", Versions: modernVersions, Description: `gives the last page of each list the cursor "": the page before it carries nextCursor ""`},
@@ -132,10 +135,12 @@ var variantCatalogue = []variantDef{
 		why: "subscribe is optional (RES-CAP-02); -32601 for an undeclared method (RES-CAP-04, RES-SUB-05); unsupported filter types are left out (RES-SUB-07)", resources: true},
 	{Variant: Variant{Name: "no-list-changed", Description: "declares resources without listChanged: no list_changed is ever sent, and listen acknowledgements leave resourcesListChanged out"},
 		why: "listChanged is optional (RES-CAP-02, RES-LC-02)", resources: true},
-	{Variant: Variant{Name: "no-listen", Versions: modernVersions, Description: "declares neither subscribe nor listChanged and answers subscriptions/listen with -32601"},
+	{Variant: Variant{Name: "no-listen", Versions: modernVersions, Description: "declares neither subscribe nor any listChanged (of resources, tools or prompts) and answers subscriptions/listen with -32601"},
 		why: "nothing could be listened to; -32601 is the answer for a method gated behind capabilities the server did not advertise (schema MethodNotFoundError, ERR-03)", resources: true},
 	{Variant: Variant{Name: "no-resources", Description: "declares no resources capability and answers every resources/* request with -32601"},
 		why: "a server without resources declares none (RES-CAP-01) and gets -32601 for their methods (RES-CAP-04)"},
+	{Variant: Variant{Name: "tools-only", Description: "serves tools and nothing else: no resources, templates or prompts, and capabilities holds tools alone (the fixture's tools, or the default fixture's when it has none); every resources/* and prompts/* request gets -32601"},
+		why: "every capability is optional and a server declares those of the features it offers (LIFE-14, RES-CAP-01); a method behind an undeclared capability gets -32601 (RES-CAP-04)", excludes: []string{"prompt-arguments-optional-all"}},
 	{Variant: Variant{Name: "experimental-capability", Description: `declares capabilities.experimental {"com.example.mock/feature": {"enabled": true}}`},
 		why: "experimental maps names to objects (LIFE-14)"},
 	{Variant: Variant{Name: "extension-declared", Versions: modernVersions, Description: `declares capabilities.extensions {"com.example.mock/feature": {"version": "1"}} in server/discover`},
@@ -180,6 +185,12 @@ var variantCatalogue = []variantDef{
 		why: "priority lies in [0, 1], both ends included (RES-ANN-02)", resources: true},
 	{Variant: Variant{Name: "empty-audience", Description: "gives every resource annotations.audience []"},
 		why: "audience is an array of roles, which may be empty (RES-ANN-01)", resources: true},
+
+	// Tools and prompts.
+	{Variant: Variant{Name: "unknown-tool-other-error", Versions: handshakeVersions, Description: "answers tools/call of a tool it does not have with -32601 instead of -32602"},
+		why: "before 2026-07-28 the spec only says that errors in finding the tool \"should be reported as an MCP error response\" (schema CallToolResult.isError, TOOLS-21), and -32602 is just the code of the tools page's example; 2026-07-28 names -32602 (InvalidParamsError), so only the handshake versions are served"},
+	{Variant: Variant{Name: "prompt-arguments-optional-all", Description: "marks every prompt argument optional (adding a prompt with two optional arguments when no prompt takes any): prompts/get without them fills their placeholders with empty strings"},
+		why: "required is optional and means false when left out (PROMPTS-06); -32602 is due only for a missing argument the prompt marks required (PROMPTS-15)"},
 
 	// Errors.
 	{Variant: Variant{Name: "error-id-omitted", Versions: []string{"2025-11-25", modernVersion}, Description: "leaves the id member out of errors for lines whose id could not be read (-32700, and -32600 with an unreadable id)"},
@@ -270,7 +281,7 @@ func ValidateVariants(names []string) error {
 	for i, a := range known {
 		for _, b := range known[i+1:] {
 			if slices.Contains(a.excludes, b.Name) || slices.Contains(b.excludes, a.Name) ||
-				a.Name == "no-resources" && b.resources || b.Name == "no-resources" && a.resources {
+				dropsResources(a.Name) && b.resources || dropsResources(b.Name) && a.resources {
 				return fmt.Errorf("variants %q and %q exclude each other", a.Name, b.Name)
 			}
 		}
@@ -294,6 +305,10 @@ func ValidateVariants(names []string) error {
 	}
 	return nil
 }
+
+// dropsResources tells the variants that leave the server without
+// resources.
+func dropsResources(name string) bool { return name == "no-resources" || name == "tools-only" }
 
 func quoteJoin(names []string) string {
 	q := make([]string, len(names))

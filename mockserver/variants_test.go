@@ -78,6 +78,9 @@ func TestValidateVariants(t *testing.T) {
 		{[]string{"odd-uri", "zzzzzzzzzzzzzzzzzz"}, []string{`did you mean "odd-uris"?`, `"zzzzzzzzzzzzzzzzzz";`, "unknown variants"}},
 		{[]string{"ids-escaped", "ids-reencoded"}, []string{"exclude each other"}},
 		{[]string{"no-resources", "odd-uris"}, []string{"exclude each other"}},
+		{[]string{"tools-only", "templates-empty"}, []string{"exclude each other"}},
+		{[]string{"prompt-arguments-optional-all", "tools-only"}, []string{"exclude each other"}},
+		{[]string{"unknown-tool-other-error", "only-2026-07-28"}, []string{"no protocol version in common"}},
 		{[]string{"only-2024-11-05", "only-2025-11-25"}, []string{"no protocol version in common"}},
 		{[]string{"batch-in-2024", "error-id-omitted"}, []string{"no protocol version in common"}},
 	}
@@ -136,6 +139,10 @@ type vsession struct {
 	tplPages  []map[string]any
 	listErr   *wireErr
 	tplErr    *wireErr
+	tools     []map[string]any // when tools are declared
+	prompts   []map[string]any // when prompts are declared
+	toolsErr  *wireErr
+	promptErr *wireErr
 	reads     map[string]msg // by listed URI: the final read response
 	readRaw   map[string][]byte
 	inputReq  map[string]map[string]any // reads answered input_required first
@@ -233,12 +240,20 @@ func sameID(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(decode(a), decode(b))
 }
 
-// walk lists every page of both lists and reads every listed resource,
-// retrying input_required reads with their requestState.
+// walk lists every page of both resource lists and reads every listed
+// resource, retrying input_required reads with their requestState; it
+// also lists the tools and prompts when they are declared.
 func (v *vsession) walk() {
 	v.t.Helper()
 	v.resources, v.pages, v.listErr = v.walkList("resources/list", "resources")
 	v.templates, v.tplPages, v.tplErr = v.walkList("resources/templates/list", "resourceTemplates")
+	caps, _ := v.init["capabilities"].(map[string]any)
+	if caps["tools"] != nil {
+		v.tools, _, v.toolsErr = v.walkList("tools/list", "tools")
+	}
+	if caps["prompts"] != nil {
+		v.prompts, _, v.promptErr = v.walkList("prompts/list", "prompts")
+	}
 	for _, r := range v.resources {
 		uri, _ := r["uri"].(string)
 		m, _, line := v.callRaw("resources/read", map[string]any{"uri": uri})
@@ -334,8 +349,13 @@ func TestVariants(t *testing.T) {
 				t.Parallel()
 				v := startVariant(t, version, variant.Name)
 				v.walk()
-				if v.listErr != nil && variant.Name != "no-resources" {
+				if v.listErr != nil && !dropsResources(variant.Name) {
 					t.Fatalf("resources/list: %d %s", v.listErr.Code, v.listErr.Message)
+				}
+				for method, e := range map[string]*wireErr{"tools/list": v.toolsErr, "prompts/list": v.promptErr} {
+					if e != nil {
+						t.Errorf("%s: %d %s", method, e.Code, e.Message)
+					}
 				}
 				for uri, m := range v.reads {
 					// Under the list-changes variants a listed resource may be gone by the time it is read.
@@ -913,6 +933,64 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("read: %+v", m)
 		}
 	},
+	"tools-only": func(t *testing.T, v *vsession) {
+		if caps := v.init["capabilities"].(map[string]any); len(caps) != 1 || caps["tools"] == nil {
+			t.Errorf("capabilities %v, want tools alone", caps)
+		}
+		if v.listErr == nil || v.listErr.Code != codeMethodNotFound {
+			t.Errorf("resources/list answered %+v, want -32601", v.listErr)
+		}
+		if m, _ := v.call("prompts/list", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+			t.Errorf("prompts/list answered %s %+v, want -32601", m.Result, m.Error)
+		}
+		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "delete_note"}) {
+			t.Errorf("tools %v", got)
+		}
+		if text := callText(t, v, "echo", map[string]any{"text": "only tools"}); text != "only tools" {
+			t.Errorf("echo answered %q", text)
+		}
+	},
+	"many-tools": func(t *testing.T, v *vsession) {
+		tools, pages, _ := v.walkList("tools/list", "tools")
+		if len(pages) != 7 || len(tools) != 130 {
+			t.Fatalf("%d pages, %d tools; want 7 and 130", len(pages), len(tools))
+		}
+		for i, name := range names(tools) {
+			if want := fmt.Sprintf("echo-%d", i+1); name != want {
+				t.Fatalf("tool #%d is %s, want %s", i+1, name, want)
+			}
+		}
+		if text := callText(t, v, "echo-130", map[string]any{"text": "the last"}); text != "the last" {
+			t.Errorf("echo-130 answered %q", text)
+		}
+	},
+	"unknown-tool-other-error": func(t *testing.T, v *vsession) {
+		m, _ := v.call("tools/call", map[string]any{"name": "mcp-conformance-unknown-tool", "arguments": map[string]any{}})
+		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+			t.Errorf("an unknown tool: %s %+v, want -32601", m.Result, m.Error)
+		}
+		if text := callText(t, v, "echo", map[string]any{"text": "known"}); text != "known" {
+			t.Errorf("echo answered %q", text)
+		}
+	},
+	"prompt-arguments-optional-all": func(t *testing.T, v *vsession) {
+		for _, p := range v.prompts {
+			args, _ := p["arguments"].([]any)
+			for _, a := range args {
+				if a.(map[string]any)["required"] == true {
+					t.Errorf("prompt %s: a required argument %v", p["name"], a)
+				}
+			}
+		}
+		m, _ := v.call("prompts/get", map[string]any{"name": "summarize"})
+		if m.Error != nil {
+			t.Fatalf("summarize without arguments: %+v", m.Error)
+		}
+		msgs := decode(t, m.Result)["messages"].([]any)
+		if text := msgs[0].(map[string]any)["content"].(map[string]any)["text"]; text != "Summarize . Style: " {
+			t.Errorf("the first message reads %q", text)
+		}
+	},
 	"experimental-capability": func(t *testing.T, v *vsession) {
 		exp, _ := v.init["capabilities"].(map[string]any)["experimental"].(map[string]any)
 		if exp["com.example.mock/feature"] == nil {
@@ -1133,6 +1211,33 @@ func (v *vsession) listen(filter map[string]any) map[string]any {
 			return decode(v.t, m.Params)
 		}
 	}
+}
+
+func names(items []map[string]any) []string {
+	var out []string
+	for _, it := range items {
+		name, _ := it["name"].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+// callText calls a tool and returns the text of its result, failing on an
+// error or a tool execution error.
+func callText(t *testing.T, v *vsession, name string, args map[string]any) string {
+	t.Helper()
+	m, _ := v.call("tools/call", map[string]any{"name": name, "arguments": args})
+	if m.Error != nil {
+		t.Fatalf("calling %s: %d %s", name, m.Error.Code, m.Error.Message)
+	}
+	var res struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(m.Result, &res); err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("calling %s: %s", name, m.Result)
+	}
+	return res.Content[0].Text
 }
 
 func uris(items []map[string]any) []string {

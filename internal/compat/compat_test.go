@@ -87,15 +87,16 @@ var allowedFails = map[string]map[string]string{
 
 // Justifications shared by several servers.
 const (
-	whyDualEra        = "LIFE-20 (disputed): a dual-era server takes a request without a protocol version for legacy traffic, where server/discover is no method (-32601)"
-	whyNullID         = "ERR-02/JSONRPC-03: a request with a null id is neither refused nor served; silence is the usual SDK behaviour and a warning"
-	whyLegacyNotFound = "RES-READ-05: an unknown URI gets -32602, the 2026-07-28 code, in a legacy session, which should get -32002"
-	whySilentInvalid  = "ERR-02: a structurally invalid request gets no -32600, only silence (the usual SDK behaviour, a warning)"
-	whySilentParse    = "ERR-01: a line that is not JSON gets no -32700, only silence (the usual SDK behaviour, a warning)"
-	whyCursorIgnored  = "PAG-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
-	whyDropsBatches   = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
-	whyZodMessage     = "ERR-13: a zod validation error is the message, several lines of JSON"
-	whyNoParamsCode   = "ERR-04 (robustness): resources/read without params gets an error other than -32602"
+	whyUnknownToolResult = "TOOLS-21: a call of an unknown tool is answered with a tool result (isError, the text \"MCP error -32602 …\") instead of the error response the schema asks for errors in finding a tool"
+	whyDualEra           = "LIFE-20 (disputed): a dual-era server takes a request without a protocol version for legacy traffic, where server/discover is no method (-32601)"
+	whyNullID            = "ERR-02/JSONRPC-03: a request with a null id is neither refused nor served; silence is the usual SDK behaviour and a warning"
+	whyLegacyNotFound    = "RES-READ-05: an unknown URI gets -32602, the 2026-07-28 code, in a legacy session, which should get -32002"
+	whySilentInvalid     = "ERR-02: a structurally invalid request gets no -32600, only silence (the usual SDK behaviour, a warning)"
+	whySilentParse       = "ERR-01: a line that is not JSON gets no -32700, only silence (the usual SDK behaviour, a warning)"
+	whyCursorIgnored     = "PAG-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
+	whyDropsBatches      = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
+	whyZodMessage        = "ERR-13: a zod validation error is the message, several lines of JSON"
+	whyNoParamsCode      = "ERR-04 (robustness): resources/read without params gets an error other than -32602"
 )
 
 // allowedWarns lists every warning the suite may give against a real
@@ -143,6 +144,7 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"resources-read-unknown-uri":              whyLegacyNotFound,
 		"resources-read-unknown-uri-known-scheme": whyLegacyNotFound,
 		"resources-read-no-params":                whyNoParamsCode,
+		"tools-call-unknown-tool":                 whyUnknownToolResult,
 	}
 	for _, o := range more {
 		for k, v := range o {

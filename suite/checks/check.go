@@ -119,6 +119,7 @@ func All() []*Check {
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
+		toolsChecks(), promptsChecks(),
 	} {
 		all = append(all, family...)
 	}

@@ -233,16 +233,23 @@ func pagesChanged(l evidence.ListObs, notification string) bool {
 // did not change; where no change could be announced the duplicate is
 // recorded.
 func checkUniqueURIs(j *J) Finding {
-	l := j.Session.Resources()
-	if l.Cycle {
-		return skipped("the list cycles, so pages repeat (pagination-terminates judges it)")
-	}
-	if pagesChanged(l, "notifications/resources/list_changed") {
-		return skipped("the list changed while it was paged, so an item may show on two pages")
-	}
 	// A 2026-07-28 walk comes before any listen stream could carry an
 	// announcement, and that version promises no consistency across pages.
 	announces := j.Caps().ListChanged && !j.Session.Modern
+	return checkUnique(j.Session.Resources(), "uri", "notifications/resources/list_changed", announces, "URIs", "the server lists no resources")
+}
+
+// checkUnique judges that no item of a list walk repeats another's key
+// (a resource's uri, a tool's or prompt's name): on one page always; on
+// two pages only when the server could have announced a change between
+// them (announces) and did not.
+func checkUnique(l evidence.ListObs, key, changed string, announces bool, what, nothing string) Finding {
+	if l.Cycle {
+		return skipped("the list cycles, so pages repeat (pagination-terminates judges it)")
+	}
+	if pagesChanged(l, changed) {
+		return skipped("the list changed while it was paged, so an item may show on two pages")
+	}
 	t := &tally{}
 	seen := map[string]int{}
 	page := map[string]int{}
@@ -252,7 +259,7 @@ func checkUniqueURIs(j *J) Finding {
 		items, _ := wire.Array(x.Result()[evidence.ListMember(l.Method)])
 		for _, it := range items {
 			n++
-			u, ok := wire.String(wire.Object(it)["uri"])
+			u, ok := wire.String(wire.Object(it)[key])
 			if !ok {
 				continue
 			}
@@ -270,7 +277,7 @@ func checkUniqueURIs(j *J) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d distinct URIs", len(seen)), "the server lists no resources")
+	return t.finding(fmt.Sprintf("%d distinct %s", len(seen), what), nothing)
 }
 
 // uriProblem judges a URI by RFC 3986. A URI whose only fault is raw

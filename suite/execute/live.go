@@ -152,7 +152,16 @@ func (l *live) list(ctx context.Context, tag, method string) []json.RawMessage {
 func (l *live) discover(ctx context.Context) {
 	l.resources = l.list(ctx, evidence.ListTag("resources/list"), "resources/list")
 	l.list(ctx, evidence.ListTag("resources/templates/list"), "resources/templates/list")
+	caps := l.s.Caps()
+	if caps.Has("tools") {
+		l.list(ctx, evidence.ListTag("tools/list"), "tools/list")
+	}
+	var prompts []json.RawMessage
+	if caps.Has("prompts") {
+		prompts = l.list(ctx, evidence.ListTag("prompts/list"), "prompts/list")
+	}
 	l.lastList = l.p.c.Transcript().Len()
+	l.getPrompts(ctx, prompts)
 	for i, r := range l.resources {
 		if i == evidence.MaxReads {
 			l.p.c.Budget(transcript.Budget{What: "reads of listed resources", Limit: fmt.Sprintf("the first %d were read", evidence.MaxReads)})
@@ -180,6 +189,46 @@ func (l *live) discover(ctx context.Context) {
 			continue
 		}
 		l.call(ctx, evidence.TagTemplateRead, "resources/read", map[string]any{"uri": u})
+	}
+}
+
+// getPrompts gets every listed prompt (up to MaxReads), its required
+// arguments filled with a placeholder: prompts/get only renders messages,
+// so it is safe to call.
+func (l *live) getPrompts(ctx context.Context, prompts []json.RawMessage) {
+	probed := false
+	for i, it := range prompts {
+		if i == evidence.MaxReads {
+			l.p.c.Budget(transcript.Budget{What: "gets of listed prompts", Limit: fmt.Sprintf("the first %d were got", evidence.MaxReads)})
+			return
+		}
+		if !l.p.alive() || ctx.Err() != nil {
+			return
+		}
+		m := wire.Object(it)
+		name, ok := wire.String(m["name"])
+		if !ok {
+			continue
+		}
+		params := map[string]any{"name": name}
+		args := map[string]string{}
+		list, _ := wire.Array(m["arguments"])
+		for _, a := range list {
+			am := wire.Object(a)
+			an, ok := wire.String(am["name"])
+			if ok && string(am["required"]) == "true" {
+				args[an] = "example"
+			}
+		}
+		if len(args) > 0 {
+			params["arguments"] = args
+			if !probed && l.x.wanted("prompts-missing-argument") {
+				// The first prompt with a required argument, got without it.
+				probed = true
+				l.call(ctx, evidence.ProbeTag(checks.ProbePromptMissingArgument), "prompts/get", map[string]any{"name": name})
+			}
+		}
+		l.call(ctx, evidence.TagPromptGet, "prompts/get", params)
 	}
 }
 

@@ -1,0 +1,106 @@
+package mockserver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPromptsList(t *testing.T) {
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			prompts, pages := s.walkAt(version, "prompts/list", "prompts")
+			if len(pages) != 2 || len(prompts) != 2 {
+				t.Fatalf("%d pages, %d prompts; want 2 and 2", len(pages), len(prompts))
+			}
+			want := map[string]any{
+				"name": "summarize", "description": "Asks for a summary of a topic, in a style if one is given.",
+				"arguments": []any{
+					map[string]any{"name": "topic", "description": "What to summarize.", "required": true},
+					map[string]any{"name": "style", "description": `How to write it, e.g. "brief".`},
+				},
+			}
+			if version >= v20250618 {
+				want["title"] = "Summarize"
+			}
+			if diff := cmp.Diff(want, prompts[0]); diff != "" {
+				t.Errorf("summarize (-want +got):\n%s", diff)
+			}
+			if _, ok := prompts[1]["arguments"]; ok {
+				t.Errorf("greeting lists arguments: %v", prompts[1])
+			}
+			if _, cached := pages[0]["ttlMs"]; cached != (version == modernVersion) {
+				t.Errorf("ttlMs %v in a %s session", pages[0]["ttlMs"], version)
+			}
+		})
+	}
+}
+
+func TestPromptsGet(t *testing.T) {
+	msg := func(role, text string) any {
+		return map[string]any{"role": role, "content": map[string]any{"type": "text", "text": text}}
+	}
+	tests := []struct {
+		name   string
+		params map[string]any
+		code   int    // the error code, or 0 for a result
+		text   string // a part of the error message
+		want   []any  // the messages of a result
+	}{
+		{"all arguments", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": "MCP", "style": "brief"}}, 0, "",
+			[]any{msg("user", "Summarize MCP. Style: brief"), msg("assistant", "Here is a summary of MCP:")}},
+		{"optional argument left out", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": "MCP"}}, 0, "",
+			[]any{msg("user", "Summarize MCP. Style: "), msg("assistant", "Here is a summary of MCP:")}},
+		{"no arguments", map[string]any{"name": "greeting"}, 0, "", []any{msg("user", "Hello! What can you help me with?")}},
+		{"unknown argument ignored", map[string]any{"name": "greeting", "arguments": map[string]any{"x": "1"}}, 0, "", []any{msg("user", "Hello! What can you help me with?")}},
+		{"required argument missing", map[string]any{"name": "summarize", "arguments": map[string]any{"style": "brief"}}, codeInvalidParams, `Missing required argument "topic"`, nil},
+		{"unknown prompt", map[string]any{"name": "nope"}, codeInvalidParams, `Unknown prompt "nope"`, nil},
+		{"no name", map[string]any{}, codeInvalidParams, "needs name", nil},
+		{"argument not a string", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": 1}}, codeInvalidParams, "an object of strings", nil},
+	}
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			for _, tt := range tests {
+				m := s.callAt(version, "prompts/get", tt.params)
+				if tt.code != 0 {
+					if m.Error == nil || m.Error.Code != tt.code || !strings.Contains(m.Error.Message, tt.text) {
+						t.Errorf("%s: %s %+v, want error %d with %q", tt.name, m.Result, m.Error, tt.code, tt.text)
+					}
+					continue
+				}
+				if m.Error != nil {
+					t.Errorf("%s: error %+v", tt.name, m.Error)
+					continue
+				}
+				res := decode(t, m.Result)
+				if diff := cmp.Diff(tt.want, res["messages"]); diff != "" {
+					t.Errorf("%s: messages (-want +got):\n%s", tt.name, diff)
+				}
+				if _, ok := res["description"].(string); !ok {
+					t.Errorf("%s: no description", tt.name)
+				}
+				if version == modernVersion && (res["resultType"] != "complete" || res["ttlMs"] != nil) {
+					t.Errorf("%s: resultType %v, ttlMs %v; want complete and no cache hints", tt.name, res["resultType"], res["ttlMs"])
+				}
+			}
+		})
+	}
+}
+
+// TestPromptsUndeclared: without the prompts capability, prompts/* are
+// -32601.
+func TestPromptsUndeclared(t *testing.T) {
+	fx := DefaultFixture()
+	fx.Capabilities.Prompts, fx.Prompts = nil, nil
+	for _, version := range []string{"2024-11-05", modernVersion} {
+		s := startAt(t, Options{Fixture: fx}, version)
+		for _, method := range []string{"prompts/list", "prompts/get"} {
+			if m := s.callAt(version, method, map[string]any{"name": "greeting"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+				t.Errorf("%s %s: %s %+v, want -32601", version, method, m.Result, m.Error)
+			}
+		}
+	}
+}

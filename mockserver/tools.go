@@ -1,0 +1,239 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// toolEntry is a tool of the fixture, ready to be called.
+type toolEntry struct {
+	Tool
+	input  *jsonschema.Schema // validates the arguments of every call
+	rule   string
+	format string
+}
+
+// badToolName is the name bad-tool-name gives the first tool: a space and
+// a "!", outside the syntax 2025-11-25 recommends (TOOLS-12).
+const badToolName = "echo text!"
+
+// toolName is the name a tool is listed and called by in the version
+// served.
+func (s *server) toolName(t *toolEntry) string {
+	if len(s.tools) > 0 && t == s.tools[0] && s.faults.has("bad-tool-name") && s.atLeast(v20251125) {
+		return badToolName
+	}
+	return t.Name
+}
+
+// findTool finds a tool by the name it is listed under; the first of
+// several wins.
+func (s *server) findTool(name string) *toolEntry {
+	for _, t := range s.tools {
+		if s.toolName(t) == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// listTools answers tools/list: a tools array (TOOLS-04) of tools with a
+// name and an inputSchema (TOOLS-06, TOOLS-07), paged like resources/list.
+func (s *server) listTools(params json.RawMessage) (any, *rpcError) {
+	pg, rerr := s.page(listTools, params, len(s.tools), s.cat.pageTools)
+	if rerr != nil {
+		return nil, rerr
+	}
+	items := make([]any, 0, pg.end-pg.start)
+	for i := pg.start; i < pg.end; i++ {
+		items = append(items, s.toolJSON(s.tools[i], i == 0))
+	}
+	if pg.start == 0 && len(items) > 0 && s.faults.has("duplicate-tool-names") {
+		// A second entry under the first tool's name, on the same page.
+		dup := s.toolJSON(s.tools[0], false)
+		dup["description"] = "Listed a second time under the same name."
+		items = append(items, dup)
+	}
+	result := object{"tools": items}
+	if s.faults.has("tools-not-array") {
+		byName := object{}
+		for i := pg.start; i < pg.end; i++ {
+			byName[s.toolName(s.tools[i])] = items[i-pg.start]
+		}
+		result["tools"] = byName
+	}
+	pg.addTo(result)
+	return result, nil
+}
+
+// toolJSON renders a Tool for the version served: annotations exist from
+// 2025-03-26, title and outputSchema from 2025-06-18. first marks the
+// first tool of the list, which the list faults pick on.
+func (s *server) toolJSON(t *toolEntry, first bool) object {
+	o := object{"name": s.toolName(t), "inputSchema": t.InputSchema}
+	if t.Title != "" && s.atLeast(v20250618) {
+		o["title"] = t.Title
+	}
+	if t.Description != "" {
+		o["description"] = t.Description
+	}
+	if len(t.OutputSchema) > 0 && s.atLeast(v20250618) {
+		o["outputSchema"] = t.OutputSchema
+	}
+	if len(t.Annotations) > 0 && s.atLeast(v20250326) {
+		o["annotations"] = t.Annotations
+	}
+	if first && s.faults.has("tool-no-input-schema") {
+		delete(o, "inputSchema")
+	}
+	if first && s.faults.has("tool-input-schema-not-object") {
+		o["inputSchema"] = object{"type": "string"}
+	}
+	return o
+}
+
+// callTool answers tools/call. A request that does not have the shape of
+// CallToolRequest and an unknown tool are protocol errors (-32602);
+// arguments that break the tool's inputSchema are -32602 up to 2025-06-18
+// ("Invalid arguments" is a protocol error there) and a tool execution
+// error from 2025-11-25 ("Input validation errors" are reported "in tool
+// results with isError: true").
+func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if params == nil || json.Unmarshal(params, &p) != nil || p.Name == nil {
+		return nil, invalidParams("Invalid params: tools/call needs name, a string.")
+	}
+	args := map[string]any{}
+	if raw := bytes.TrimSpace(p.Arguments); len(raw) > 0 && string(raw) != "null" {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return nil, invalidParams("Invalid params: arguments must be an object.")
+		}
+		args = m
+	}
+	name := *p.Name
+	t := s.findTool(name)
+	if t == nil {
+		return s.unknownTool(name)
+	}
+	if t.input != nil {
+		if err := t.input.Validate(args); err != nil {
+			msg := fmt.Sprintf("Invalid arguments for tool %q: %s.", short(name), argumentProblem(args, err))
+			if s.atLeast(v20251125) {
+				return toolResult(msg, true), nil
+			}
+			return nil, &rpcError{Code: codeInvalidParams, Message: msg}
+		}
+	}
+	return s.runTool(t, args), nil
+}
+
+// unknownTool answers a call of a tool the server does not have: -32602
+// naming it, as the tools page's example does ("Unknown tool:
+// invalid_tool_name"), unless a fault or variant says otherwise (TOOLS-21).
+func (s *server) unknownTool(name string) (any, *rpcError) {
+	switch {
+	case s.faults.has("unknown-tool-result"):
+		return toolResult("unknown tool", true), nil
+	case s.variants.has("unknown-tool-other-error"):
+		return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Unknown tool %q: no such tool to call.", short(name)), Data: object{"name": name}}
+	}
+	return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q.", short(name)), Data: object{"name": name}}
+}
+
+// runTool applies a tool's call rule to arguments that passed its
+// inputSchema.
+func (s *server) runTool(t *toolEntry, args map[string]any) object {
+	switch t.rule {
+	case CallSum:
+		var sum float64
+		for _, k := range slices.Sorted(maps.Keys(args)) {
+			if n, ok := args[k].(json.Number); ok {
+				f, _ := n.Float64()
+				sum += f
+			}
+		}
+		structured := object{"sum": sum}
+		// "For backwards compatibility, a tool that returns structured
+		// content SHOULD also return the serialized JSON in a TextContent
+		// block." structuredContent exists from 2025-06-18.
+		result := toolResult(string(marshal(structured)), false)
+		if s.atLeast(v20250618) {
+			result["structuredContent"] = structured
+		}
+		return result
+	case CallError:
+		return toolResult(fillArguments(t.format, args), true)
+	}
+	if t.format == "" {
+		return toolResult(string(marshal(args)), false)
+	}
+	return toolResult(fillArguments(t.format, args), false)
+}
+
+// toolResult is a CallToolResult holding one text block.
+func toolResult(text string, isError bool) object {
+	r := object{"content": []any{object{"type": "text", "text": text}}}
+	if isError {
+		r["isError"] = true
+	}
+	return r
+}
+
+// fillArguments replaces each {{name}} of format with the argument's
+// value: a string as it is, anything else as JSON, a missing one as "".
+func fillArguments(format string, args map[string]any) string {
+	return fill(format, func(name string) string {
+		switch v := args[name].(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		default:
+			return string(marshal(v))
+		}
+	})
+}
+
+// argumentProblem says, in a few words, why arguments break a tool's
+// inputSchema: the first problem the validator found.
+func argumentProblem(args map[string]any, err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	where := "arguments" + strings.TrimPrefix(jsonPath(args, ve.InstanceLocation), "$")
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		quoted := make([]string, len(k.Missing))
+		for i, m := range k.Missing {
+			quoted[i] = fmt.Sprintf("%q", short(m))
+		}
+		missing := strings.Join(quoted, ", ")
+		switch {
+		case len(ve.InstanceLocation) > 0:
+			return where + " lacks the required " + missing
+		case len(k.Missing) > 1:
+			return "the required arguments " + missing + " are missing"
+		}
+		return "the required argument " + missing + " is missing"
+	case *kind.Type:
+		return fmt.Sprintf("%s is %s, want %s", where, k.Got, strings.Join(k.Want, " or "))
+	}
+	return where + ": " + ve.ErrorKind.LocalizedString(printer)
+}

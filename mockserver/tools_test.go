@@ -1,0 +1,253 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// allVersions are the handshake versions and 2026-07-28.
+var allVersions = append(slices.Clone(knownVersions), modernVersion)
+
+// startAt starts a session at version: the handshake, or nothing for
+// 2026-07-28, whose requests carry the envelope.
+func startAt(t *testing.T, opts Options, version string) *session {
+	t.Helper()
+	s := start(t, opts)
+	if version != modernVersion {
+		s.initialize(version)
+	}
+	return s
+}
+
+// callAt sends a request in the manner of version.
+func (s *session) callAt(version, method string, params map[string]any) msg {
+	s.t.Helper()
+	if version == modernVersion {
+		m, _ := s.modern(method, params)
+		return m
+	}
+	var p any
+	if params != nil {
+		p = params
+	}
+	m, _ := s.call(method, p)
+	return m
+}
+
+// walkAt lists every page of a list and returns its items and pages.
+func (s *session) walkAt(version, method, member string) (items []map[string]any, pages []map[string]any) {
+	s.t.Helper()
+	var params map[string]any
+	for range 100 {
+		m := s.callAt(version, method, params)
+		if m.Error != nil {
+			s.t.Fatalf("%s: %d %s", method, m.Error.Code, m.Error.Message)
+		}
+		res := decode(s.t, m.Result)
+		pages = append(pages, res)
+		list, _ := res[member].([]any)
+		for _, it := range list {
+			items = append(items, it.(map[string]any))
+		}
+		next, ok := res["nextCursor"].(string)
+		if !ok {
+			return items, pages
+		}
+		params = map[string]any{"cursor": next}
+	}
+	s.t.Fatalf("%s: more than 100 pages", method)
+	return nil, nil
+}
+
+func TestToolsList(t *testing.T) {
+	echoSchema := map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"}}
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			tools, pages := s.walkAt(version, "tools/list", "tools")
+			if len(pages) != 2 || len(tools) != 3 {
+				t.Fatalf("%d pages, %d tools; want 2 and 3", len(pages), len(tools))
+			}
+			want := map[string]any{"name": "echo", "description": "Returns the text it is given.", "inputSchema": echoSchema}
+			if version >= "2025-03-26" {
+				want["annotations"] = map[string]any{"readOnlyHint": true}
+			}
+			if version >= v20250618 {
+				want["title"] = "Echo"
+			}
+			if diff := cmp.Diff(want, tools[0]); diff != "" {
+				t.Errorf("echo (-want +got):\n%s", diff)
+			}
+			if _, ok := tools[1]["outputSchema"]; ok != (version >= v20250618) {
+				t.Errorf("add: outputSchema present %v in a %s session", ok, version)
+			}
+			for i, p := range pages {
+				_, cached := p["ttlMs"]
+				if cached != (version == modernVersion) || (version == modernVersion) != (p["cacheScope"] == "public") {
+					t.Errorf("page %d: ttlMs %v, cacheScope %v in a %s session", i+1, p["ttlMs"], p["cacheScope"], version)
+				}
+			}
+		})
+	}
+}
+
+func TestToolsListCursors(t *testing.T) {
+	s := startAt(t, Options{}, "2025-11-25")
+	for _, cursor := range []string{"mcp-conformance-invalid-cursor", "", (&server{cat: mustCompile(t)}).encodeCursor(listPrompts, 1)} {
+		m := s.callAt("2025-11-25", "tools/list", map[string]any{"cursor": cursor})
+		if m.Error == nil || m.Error.Code != codeInvalidParams {
+			t.Errorf("cursor %q: %s %+v, want -32602", cursor, m.Result, m.Error)
+		}
+	}
+}
+
+func TestToolsCall(t *testing.T) {
+	tests := []struct {
+		name     string
+		params   map[string]any
+		versions []string // nil: all
+		code     int      // the error code, or 0 for a result
+		text     string   // a part of the error message or of the result's text
+		isError  bool
+	}{
+		{"echo", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, nil, 0, "hi", false},
+		{"delete", map[string]any{"name": "delete_note", "arguments": map[string]any{"id": "n1"}}, nil, 0, "deleted", false},
+		{"add", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2.5}}, nil, 0, `{"sum":3.5}`, false},
+		{"unknown tool", map[string]any{"name": "nope", "arguments": map[string]any{}}, nil, codeInvalidParams, `Unknown tool "nope"`, false},
+		{"no name", map[string]any{"arguments": map[string]any{}}, nil, codeInvalidParams, "needs name", false},
+		{"name not a string", map[string]any{"name": 7}, nil, codeInvalidParams, "needs name", false},
+		{"arguments not an object", map[string]any{"name": "echo", "arguments": []any{"hi"}}, nil, codeInvalidParams, "arguments must be an object", false},
+		{"missing argument, protocol error", map[string]any{"name": "echo", "arguments": map[string]any{}}, knownVersions[:3], codeInvalidParams, `the required argument "text" is missing`, false},
+		{"wrong type, protocol error", map[string]any{"name": "add", "arguments": map[string]any{"a": "1", "b": 2}}, knownVersions[:3], codeInvalidParams, "arguments.a is string, want number", false},
+		{"no arguments, protocol error", map[string]any{"name": "add"}, knownVersions[:3], codeInvalidParams, `the required arguments "a", "b" are missing`, false},
+		{"missing argument, execution error", map[string]any{"name": "echo", "arguments": map[string]any{}}, []string{"2025-11-25", modernVersion}, 0, `the required argument "text" is missing`, true},
+		{"wrong type, execution error", map[string]any{"name": "add", "arguments": map[string]any{"a": "1", "b": 2}}, []string{"2025-11-25", modernVersion}, 0, "arguments.a is string, want number", true},
+	}
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			for _, tt := range tests {
+				if tt.versions != nil && !slices.Contains(tt.versions, version) {
+					continue
+				}
+				m := s.callAt(version, "tools/call", tt.params)
+				if tt.code != 0 {
+					if m.Error == nil || m.Error.Code != tt.code || !strings.Contains(m.Error.Message, tt.text) {
+						t.Errorf("%s: %s %+v, want error %d with %q", tt.name, m.Result, m.Error, tt.code, tt.text)
+					}
+					continue
+				}
+				if m.Error != nil {
+					t.Errorf("%s: error %+v, want a result", tt.name, m.Error)
+					continue
+				}
+				var res struct {
+					Content []map[string]any
+					IsError bool
+				}
+				if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Content) != 1 ||
+					res.Content[0]["type"] != "text" || !strings.Contains(res.Content[0]["text"].(string), tt.text) || res.IsError != tt.isError {
+					t.Errorf("%s: result %s, want one text block with %q and isError %v", tt.name, m.Result, tt.text, tt.isError)
+				}
+				if res.IsError != strings.Contains(string(m.Result), `"isError"`) {
+					t.Errorf("%s: isError false written out: %s", tt.name, m.Result)
+				}
+			}
+		})
+	}
+}
+
+// TestToolsStructuredContent: structuredContent exists from 2025-06-18;
+// the text block holds the same JSON in every version.
+func TestToolsStructuredContent(t *testing.T) {
+	for _, version := range allVersions {
+		s := startAt(t, Options{}, version)
+		m := s.callAt(version, "tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 2, "b": 3}})
+		res := decode(t, m.Result)
+		sc, ok := res["structuredContent"]
+		if ok != (version >= v20250618) {
+			t.Errorf("%s: structuredContent present %v", version, ok)
+		}
+		if ok && !cmp.Equal(sc, map[string]any{"sum": 5.0}) {
+			t.Errorf("%s: structuredContent %v", version, sc)
+		}
+		if version == modernVersion && (res["resultType"] != "complete" || res["ttlMs"] != nil) {
+			t.Errorf("%s: resultType %v, ttlMs %v; want complete and no cache hints", version, res["resultType"], res["ttlMs"])
+		}
+	}
+}
+
+// TestToolsUndeclared: without the tools capability, tools/* are -32601.
+func TestToolsUndeclared(t *testing.T) {
+	fx := DefaultFixture()
+	fx.Capabilities.Tools, fx.Tools = nil, nil
+	for _, version := range []string{"2025-11-25", modernVersion} {
+		s := startAt(t, Options{Fixture: fx}, version)
+		for _, method := range []string{"tools/list", "tools/call"} {
+			if m := s.callAt(version, method, map[string]any{"name": "echo"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+				t.Errorf("%s %s: %s %+v, want -32601", version, method, m.Result, m.Error)
+			}
+		}
+	}
+}
+
+// TestListenListChanged: a stream is granted toolsListChanged and
+// promptsListChanged only when the capability declares listChanged.
+func TestListenListChanged(t *testing.T) {
+	filter := map[string]any{"toolsListChanged": true, "promptsListChanged": true}
+	for _, declared := range []bool{false, true} {
+		fx := DefaultFixture()
+		fx.Capabilities.Tools.ListChanged, fx.Capabilities.Prompts.ListChanged = declared, declared
+		s := start(t, Options{Fixture: fx})
+		s.send(request(`"l"`, "subscriptions/listen", enveloped(map[string]any{"notifications": filter})))
+		m := s.recvMsg()
+		agreed := decode(t, m.Params)["notifications"]
+		want := map[string]any{}
+		if declared {
+			want = filter
+		}
+		if diff := cmp.Diff(want, agreed); diff != "" {
+			t.Errorf("listChanged declared %v: agreed (-want +got):\n%s", declared, diff)
+		}
+		var res map[string]any
+		s.modernResult("server/discover", nil, &res)
+		tools := res["capabilities"].(map[string]any)["tools"]
+		if _, ok := tools.(map[string]any)["listChanged"]; ok != declared {
+			t.Errorf("listChanged declared %v: capabilities.tools %v", declared, tools)
+		}
+	}
+}
+
+// TestToolSchemaDialect: an inputSchema may name its dialect; calls are
+// validated in it.
+func TestToolSchemaDialect(t *testing.T) {
+	fx, err := ParseFixture("draft7.json", []byte(`{"server":{"name":"x","version":"1"},"capabilities":{"tools":{}},"tools":[
+		{"name":"count","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object",
+		 "properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false},
+		 "call":{"rule":"echo","format":"n is {{n}}"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startAt(t, Options{Fixture: fx}, "2025-06-18")
+	for _, tt := range []struct {
+		args map[string]any
+		want string // the result's text, or a part of the error message
+	}{
+		{map[string]any{"n": 3}, "n is 3"},
+		{map[string]any{"n": 0}, "arguments.n: minimum"},
+		{map[string]any{"n": 1, "x": true}, "additional properties 'x' not allowed"},
+	} {
+		m := s.callAt("2025-06-18", "tools/call", map[string]any{"name": "count", "arguments": tt.args})
+		got := string(m.Result)
+		if m.Error != nil {
+			got = m.Error.Message
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("arguments %v: got %s, want %q", tt.args, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// ProbePromptMissingArgument is the prompts/get of a listed prompt with
+// none of its required arguments.
+const ProbePromptMissingArgument = "prompt-missing-argument"
+
+// promptsChecks judge prompts/list, the prompts it lists and prompts/get
+// of each (PROMPTS-*), from what discovery did when the server declared
+// prompts: getting a prompt renders messages and changes nothing.
+func promptsChecks() []*Check {
+	return []*Check{
+		{
+			ID: "prompts-list-result-shape", Requirement: "PROMPTS-04", Area: "prompts",
+			Description: "every prompts/list page is a result with a prompts array",
+			Requires:    []string{"prompts"},
+			Judge:       func(j *J) Finding { return listPages(j.Session.Prompts(), true) },
+		},
+		{
+			ID: "prompts-list-item-fields", Requirement: "PROMPTS-06", Area: "prompts",
+			Description: "every listed prompt has a string name; description, when present, is a string; each argument has a string name and, when present, a string description and a boolean required",
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptFields,
+		},
+		{
+			ID: "prompts-unique-names", Requirement: "PROMPTS-07", Area: "prompts",
+			Description: "no prompt name is listed twice in one walk of prompts/list, unless the list changed meanwhile",
+			Requires:    []string{"prompts"},
+			Judge: func(j *J) Finding {
+				announces := j.Caps().Has("prompts.listChanged") && !j.Session.Modern
+				return checkUnique(j.Session.Prompts(), "name", "notifications/prompts/list_changed", announces, "prompt names", "the server lists no prompts")
+			},
+		},
+		{
+			ID: "prompts-get-result-shape", Requirement: "PROMPTS-10", Area: "prompts",
+			Description: "prompts/get of each listed prompt (required arguments filled in) is a result with a messages array; description, when present, is a string",
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptGets,
+		},
+		{
+			ID: "prompts-message-roles", Requirement: "PROMPTS-11", Area: "prompts",
+			Description: `every message of a prompt has the role "user" or "assistant"`,
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptRoles,
+		},
+		{
+			ID: "prompts-message-content", Requirement: "PROMPTS-12", Area: "prompts",
+			Description: "every message of a prompt holds one content block, an object of a type the version defines",
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptContent,
+		},
+		{
+			ID: "prompts-missing-argument", Requirement: "PROMPTS-15", Area: "prompts",
+			Description: "prompts/get of a prompt without an argument it marks required gets the error -32602",
+			Requires:    []string{"prompts"},
+			Judge:       checkMissingArgument,
+		},
+	}
+}
+
+func checkPromptFields(j *J) Finding {
+	t := &tally{}
+	l := j.Session.Prompts()
+	w := firstPage(l)
+	for i, m := range itemsOf(l) {
+		t.judged()
+		what := "prompt " + label(m, i, "name")
+		if m == nil {
+			t.violate(w, "prompt #%d is %s, want an object", i+1, describeType(l.Items[i]))
+			continue
+		}
+		if _, ok := wire.String(m["name"]); !ok {
+			t.violate(w, "%s: name is %s, want a string", what, describeType(m["name"]))
+		}
+		if d, ok := m["description"]; ok && wire.Type(d) != "string" {
+			t.violate(w, "%s: description is %s, want a string", what, describeType(d))
+		}
+		raw, ok := m["arguments"]
+		if !ok {
+			continue
+		}
+		args, isArray := wire.Array(raw)
+		if !isArray {
+			t.violate(w, "%s: arguments is %s, want an array", what, describeType(raw))
+			continue
+		}
+		for k, a := range args {
+			am := wire.Object(a)
+			if am == nil {
+				t.violate(w, "%s: argument #%d is %s, want an object", what, k+1, describeType(a))
+				continue
+			}
+			if _, ok := wire.String(am["name"]); !ok {
+				t.violate(w, "%s: argument #%d: name is %s, want a string", what, k+1, describeType(am["name"]))
+			}
+			if d, ok := am["description"]; ok && wire.Type(d) != "string" {
+				t.violate(w, "%s: argument #%d: description is %s, want a string", what, k+1, describeType(d))
+			}
+			if r, ok := am["required"]; ok && wire.Type(r) != "boolean" {
+				t.violate(w, "%s: argument #%d: required is %s, want a boolean", what, k+1, describeType(r))
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d prompt(s), each with a name", t.n), "the server lists no prompts")
+}
+
+// answeredGets calls f with every prompts/get of discovery that got a
+// result. An error answer is legal (the placeholder the suite filled in
+// may not suit the prompt): with record set it is recorded, else passed
+// over. Silence is left to every-request-answered.
+func answeredGets(j *J, t *tally, record bool, f func(g *evidence.PromptGet, res map[string]json.RawMessage, w *Where)) {
+	for _, g := range j.Session.PromptGets() {
+		x := g.X
+		if x.Stopped() || !x.OK() {
+			continue
+		}
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		if !x.Response.Has("result") {
+			if !record {
+				continue
+			}
+			t.judged()
+			t.record(w, "prompt %q: an error: %s", clipString(g.Name, 60), clipJSON(x.Response.Error, 160))
+			continue
+		}
+		res := wire.Object(x.Response.Result)
+		if res == nil {
+			continue // judged by jsonrpc-result-object
+		}
+		f(g, res, w)
+	}
+}
+
+func checkPromptGets(j *J) Finding {
+	t := &tally{}
+	answeredGets(j, t, true, func(g *evidence.PromptGet, res map[string]json.RawMessage, w *Where) {
+		t.judged()
+		if _, ok := wire.Array(res["messages"]); !ok {
+			t.violate(w, "prompt %q: messages is %s, want an array", clipString(g.Name, 60), describeType(res["messages"]))
+		}
+		if d, ok := res["description"]; ok && wire.Type(d) != "string" {
+			t.violate(w, "prompt %q: description is %s, want a string", clipString(g.Name, 60), describeType(d))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d prompt(s) got, each with messages", t.n), "no listed prompt was got")
+}
+
+// eachPromptMessage calls f with every message of every prompt got.
+func eachPromptMessage(j *J, t *tally, f func(name string, k int, m map[string]json.RawMessage, raw json.RawMessage, w *Where)) {
+	answeredGets(j, t, false, func(g *evidence.PromptGet, res map[string]json.RawMessage, w *Where) {
+		msgs, _ := wire.Array(res["messages"])
+		for k, raw := range msgs {
+			f(g.Name, k, wire.Object(raw), raw, w)
+		}
+	})
+}
+
+func checkPromptRoles(j *J) Finding {
+	t := &tally{}
+	eachPromptMessage(j, t, func(name string, k int, m map[string]json.RawMessage, raw json.RawMessage, w *Where) {
+		t.judged()
+		if m == nil {
+			t.violate(w, "prompt %q: message #%d is %s, want an object", clipString(name, 60), k+1, describeType(raw))
+			return
+		}
+		if role, _ := wire.String(m["role"]); role != "user" && role != "assistant" {
+			t.violate(w, "prompt %q: message #%d has the role %s, want \"user\" or \"assistant\"", clipString(name, 60), k+1, clipJSON(m["role"], 40))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d message(s), each of a user or an assistant", t.n), "no prompt message was got")
+}
+
+// promptContentTypes are the content block types a prompt message may
+// hold, by version.
+func promptContentTypes(v string) []string {
+	switch {
+	case v == wire.V20241105:
+		return []string{"text", "image", "resource"}
+	case v == wire.V20250326:
+		return []string{"text", "image", "audio", "resource"}
+	}
+	return []string{"text", "image", "audio", "resource_link", "resource"}
+}
+
+func checkPromptContent(j *J) Finding {
+	t := &tally{}
+	types := promptContentTypes(j.Version)
+	eachPromptMessage(j, t, func(name string, k int, m map[string]json.RawMessage, _ json.RawMessage, w *Where) {
+		if m == nil {
+			return // prompts-message-roles judges it
+		}
+		t.judged()
+		c := wire.Object(m["content"])
+		if c == nil {
+			t.violate(w, "prompt %q: message #%d: content is %s, want one content block (an object)", clipString(name, 60), k+1, describeType(m["content"]))
+			return
+		}
+		if typ, _ := wire.String(c["type"]); !slices.Contains(types, typ) {
+			t.violate(w, "prompt %q: message #%d: a content block of type %s, which %s does not define (it has %v)", clipString(name, 60), k+1, clipJSON(c["type"], 40), j.Version, types)
+		}
+	})
+	return t.finding(fmt.Sprintf("%d message(s), each with one content block of a known type", t.n), "no prompt message was got")
+}
+
+func checkMissingArgument(j *J) Finding {
+	t := &tally{}
+	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)) {
+		if x.Stopped() || x.NotSent() {
+			continue
+		}
+		t.judged()
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		name := ""
+		if x.Request != nil {
+			name, _ = wire.String(wire.Object(x.Request.Params)["name"])
+		}
+		switch {
+		case x.Response == nil:
+			if why, ok := timedOut(x); ok {
+				t.undecide(w, "prompt %q without its required arguments: %s", clipString(name, 60), why)
+			} else {
+				t.violate(w, "prompt %q without its required arguments: %s", clipString(name, 60), gotOf(x))
+			}
+		case x.Response.Has("result"):
+			t.violate(w, "prompt %q was rendered without its required arguments; it should be the error -32602", clipString(name, 60))
+		default:
+			if code, ok := x.ErrorCode(); !ok || code != wire.CodeInvalidParams {
+				t.violate(w, "prompt %q without its required arguments got the error %s; the code for it is -32602", clipString(name, 60), clipJSON(x.Response.Error, 120))
+			}
+		}
+	}
+	return t.finding("a missing required argument gets -32602", "no listed prompt has a required argument")
+}
