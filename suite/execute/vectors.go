@@ -68,6 +68,17 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) (died bool
 	return died
 }
 
+// replyAfterAnswer is how long the reply to a raw line is still awaited
+// once the server answered a request sent after it.
+const replyAfterAnswer = 50 * time.Millisecond
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 // runSteps sends an item's steps; it returns a harness problem, if any.
 func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[string]string, p *proc) string {
 	c := p.c
@@ -79,9 +90,21 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		until time.Time
 	}
 	var replies []awaited
+	// answered is when the server answered a request sent after the raw
+	// lines: a server that reads its input in order has by then written
+	// any reply to them, so the wait for one ends soon after, not at its
+	// full silence window (a later reply is still found when judging).
+	var answered time.Time
 	defer func() {
 		for _, a := range replies {
-			c.WaitInbound(a.seq, time.Until(a.until), func(m *wire.Message) bool {
+			until := a.until
+			if !answered.IsZero() && a.id != nil {
+				// Only a reply that names its line by id: one with a null
+				// id arriving after this item would be ambiguous between
+				// the probes still open, so it gets its whole window.
+				until = minTime(until, answered.Add(replyAfterAnswer))
+			}
+			c.WaitInbound(a.seq, time.Until(until), func(m *wire.Message) bool {
 				return m.Kind() == wire.KindResponse && (wire.IsNullID(m.ID) || a.id != nil && wire.IDKey(m.ID) == wire.IDKey(a.id))
 			})
 		}
@@ -153,7 +176,9 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			if x := l.followUp(ctx, p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); !x.OK() && ctx.Err() == nil {
+			if x := l.followUp(ctx, p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); x.OK() {
+				answered = time.Now()
+			} else if ctx.Err() == nil {
 				// The process no longer answers (a decoder still waiting
 				// for the rest of a truncated line, say): the next test
 				// that may have a fresh process gets one.
@@ -163,7 +188,9 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 	}
 	if t.CheckAlive {
 		x := l.followUp(ctx, p, evidence.AliveTag(t.ID, item), min(c.Timeout(), aliveDeadline))
-		if x.Err != nil && !x.OK() {
+		if x.OK() {
+			answered = time.Now()
+		} else if x.Err != nil {
 			l.wedged = true
 		}
 	}
