@@ -66,6 +66,9 @@ var (
 	// interrupted or reached its deadline, so nothing can be judged from it.
 	// The error also matches the context's own error.
 	ErrStopped = errors.New("the run was stopped")
+	// ErrUnreadable is a request whose answer came nested deeper than the
+	// harness decodes.
+	ErrUnreadable = errors.New("the answer cannot be read")
 )
 
 // Exchange is one request the client sent and what came back.
@@ -599,11 +602,37 @@ func (c *Client) readLoop() {
 		for _, m := range msgs {
 			c.dispatch(m, seq)
 		}
+		if slices.Contains(l.Issues, wire.IssueTooDeep) {
+			c.unreadable(l.Raw, seq)
+		}
 		c.mu.Lock()
 		close(c.changed)
 		c.changed = make(chan struct{})
 		c.mu.Unlock()
 	}
+}
+
+// unreadable ends the wait of the request a line too deeply nested to
+// decode names by its top-level id: the answer came, and the harness
+// cannot read it, so no deadline need pass.
+func (c *Client) unreadable(raw []byte, seq int) {
+	id, ok := wire.TopLevelMember(raw, "id")
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	cl, ok := c.pending[wire.IDKey(id)]
+	if ok {
+		delete(c.pending, wire.IDKey(cl.x.ID))
+		delete(c.loose, wire.LooseIDKey(cl.x.ID))
+		cl.x.Err = fmt.Errorf("%w: nested deeper than %d levels", ErrUnreadable, wire.MaxDepth)
+	}
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	c.noResponse(cl.x, transcript.ReasonUnreadable, 0, fmt.Sprintf("line %d nests deeper than %d levels", seq, wire.MaxDepth))
+	close(cl.done)
 }
 
 func (c *Client) dispatch(m *wire.Message, seq int) {

@@ -50,6 +50,7 @@ const hugeSize = 50 << 20
 // comma-separated modes:
 //
 //	huge           answers "huge" with a result holding a hugeSize-byte string
+//	               (and "deep", in every mode, with a result nested 1,000 deep)
 //	crash          exits with status 7 on the first request, after a stderr line
 //	ignore-sigterm ignores SIGTERM
 //	ignore-eof     keeps running after stdin EOF
@@ -144,6 +145,9 @@ func serveHelper(modes string) int {
 				w.Write(chunk)
 			}
 			w.WriteString(`"}`)
+		} else if req.Method == "deep" {
+			// Nested past wire.MaxDepth: an answer the client cannot read.
+			w.WriteString(strings.Repeat("[", 1000) + strings.Repeat("]", 1000))
 		} else {
 			w.WriteString(`{}`)
 		}

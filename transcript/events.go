@@ -55,6 +55,9 @@ const (
 	// ReasonWriteFailed: the request could not be written (the server read
 	// none of its input).
 	ReasonWriteFailed Reason = "write-failed"
+	// ReasonUnreadable: a line naming the request's id at its top level
+	// came, nested deeper than the harness decodes; this judges nothing.
+	ReasonUnreadable Reason = "unreadable"
 )
 
 // NoResponse is a request that got no response.
@@ -90,6 +93,8 @@ func (n NoResponse) String() string {
 		s += "the harness closed the connection"
 	case ReasonWriteFailed:
 		s += "the request could not be written"
+	case ReasonUnreadable:
+		s += "its answer nests deeper than the harness decodes"
 	}
 	if n.Detail != "" {
 		s += " (" + n.Detail + ")"

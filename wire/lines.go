@@ -287,3 +287,80 @@ func Depth(b []byte) int {
 	}
 	return deepest
 }
+
+// TopLevelMember returns the value of a member of the object b holds,
+// read without decoding the rest of it, when that value is a string, a
+// number, true, false or null: it finds the id of a message nested too
+// deeply to decode.
+func TopLevelMember(b []byte, name string) (json.RawMessage, bool) {
+	b = bytes.TrimSpace(bytes.TrimPrefix(b, bom))
+	if len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	depth, i := 0, 0
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			end := stringEnd(b, i)
+			if end < 0 {
+				return nil, false
+			}
+			if depth == 1 {
+				// A key at the top level: is the next token a colon?
+				j := skipSpace(b, end+1)
+				if j < len(b) && b[j] == ':' {
+					var key string
+					if json.Unmarshal(b[i:end+1], &key) == nil && key == name {
+						return scalarAt(b, skipSpace(b, j+1))
+					}
+				}
+			}
+			i = end + 1
+			continue
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+		i++
+	}
+	return nil, false
+}
+
+// stringEnd returns the index of the quote that closes the string opening
+// at b[i], or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+// scalarAt returns the scalar JSON value starting at b[i].
+func scalarAt(b []byte, i int) (json.RawMessage, bool) {
+	if i >= len(b) {
+		return nil, false
+	}
+	end := i
+	if b[i] == '"' {
+		end = stringEnd(b, i) + 1
+		if end == 0 {
+			return nil, false
+		}
+	} else {
+		for end < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[end])) {
+			end++
+		}
+	}
+	v := json.RawMessage(b[i:end])
+	if !json.Valid(v) || v[0] == '{' || v[0] == '[' {
+		return nil, false
+	}
+	return v, true
+}

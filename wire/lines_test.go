@@ -30,3 +30,24 @@ func TestDepth(t *testing.T) {
 		t.Errorf("line past MaxDepth: %v, issues %v, value %.20q", err, l.Issues, l.Value)
 	}
 }
+
+func TestTopLevelMember(t *testing.T) {
+	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":` + deep + `}`, `7`, true},
+		{`{"result":{"id":1,"x":` + deep + `},"id":"a\"b","jsonrpc":"2.0"}`, `"a\"b"`, true},
+		{` {"id" : null , "error":{}}`, `null`, true},
+		{`{"result":{"id":3}}`, ``, false},
+		{`{"id":{"x":1}}`, ``, false},
+		{`["id",1]`, ``, false},
+		{`{"i\u0064":5}`, `5`, true},
+	} {
+		got, ok := TopLevelMember([]byte(tc.in), "id")
+		if ok != tc.ok || string(got) != tc.want {
+			t.Errorf("%.60s: got %s %v, want %s %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
