@@ -51,3 +51,20 @@ func TestTopLevelMember(t *testing.T) {
 		}
 	}
 }
+
+// TestValidRemembersOnlyWhatItChecked: a large value is remembered as
+// valid by its bytes' address and length; an invalid one never is, and a
+// slice of another length at the same address is checked afresh.
+func TestValidRemembersOnlyWhatItChecked(t *testing.T) {
+	big := []byte(`{"a":"` + strings.Repeat("x", validMemoMin) + `"}`)
+	if !valid(big) || !valid(big) {
+		t.Fatal("a valid value is not valid")
+	}
+	if valid(big[:len(big)-1]) {
+		t.Error("a cut value at the same address passes as valid")
+	}
+	bad := []byte(`{"a":"` + strings.Repeat("x", validMemoMin) + `}`)
+	if valid(bad) || valid(bad) {
+		t.Error("an invalid value passes as valid")
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is what a decoded JSON-RPC message claims to be.
@@ -117,7 +119,7 @@ func decodeValid(raw json.RawMessage) (*Message, error) {
 // member named twice keeps its last value, as with encoding/json. Judging
 // a 50 MB result member by member costs no copy of it.
 func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	if i := skipSpace(raw, 0); i == len(raw) || raw[i] != '{' || !json.Valid(raw) {
+	if i := skipSpace(raw, 0); i == len(raw) || raw[i] != '{' || !valid(raw) {
 		return nil, false
 	}
 	m, err := splitObject(raw)
@@ -127,7 +129,7 @@ func SplitObject(raw []byte) (map[string]json.RawMessage, bool) {
 // SplitArray returns the items of a JSON array as slices of raw, copying
 // nothing, or false when raw is not valid JSON or not an array.
 func SplitArray(raw []byte) ([]json.RawMessage, bool) {
-	if i := skipSpace(raw, 0); i == len(raw) || raw[i] != '[' || !json.Valid(raw) {
+	if i := skipSpace(raw, 0); i == len(raw) || raw[i] != '[' || !valid(raw) {
 		return nil, false
 	}
 	items := splitArray(raw)
@@ -135,6 +137,45 @@ func SplitArray(raw []byte) ([]json.RawMessage, bool) {
 		items = []json.RawMessage{}
 	}
 	return items, true
+}
+
+// validMemo remembers the last few large values found valid JSON. Checks
+// split the same result again and again (a 50 MB read is split by a dozen
+// of them), and validating it each time was most of the judging time.
+// An entry holds its bytes, so their address cannot be reused for other
+// bytes while it is remembered; values are never written after they are
+// recorded.
+var validMemo struct {
+	sync.Mutex
+	vals [4][]byte
+	next int
+}
+
+// validMemoMin is the size from which a value's validity is remembered.
+const validMemoMin = 64 << 10
+
+// valid is json.Valid, remembered for large values.
+func valid(raw []byte) bool {
+	if len(raw) < validMemoMin {
+		return json.Valid(raw)
+	}
+	p := unsafe.SliceData(raw)
+	validMemo.Lock()
+	for _, v := range validMemo.vals {
+		if len(v) == len(raw) && unsafe.SliceData(v) == p {
+			validMemo.Unlock()
+			return true
+		}
+	}
+	validMemo.Unlock()
+	if !json.Valid(raw) {
+		return false
+	}
+	validMemo.Lock()
+	validMemo.vals[validMemo.next] = raw
+	validMemo.next = (validMemo.next + 1) % len(validMemo.vals)
+	validMemo.Unlock()
+	return true
 }
 
 // splitObject returns the members of the valid JSON object raw as slices of
