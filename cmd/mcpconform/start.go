@@ -117,6 +117,25 @@ func echoed(p *evidence.Process) bool {
 // envHint tells that the server ran with a minimal environment and names
 // the variables of mcpconform's own environment that it did not get,
 // those its stderr mentions first.
+// namesWord reports whether text holds name as a word of its own, not
+// inside a longer identifier ("_" is no mention in "Module._load").
+func namesWord(text, name string) bool {
+	word := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z'
+	}
+	for i := 0; ; {
+		k := strings.Index(text[i:], name)
+		if k < 0 {
+			return false
+		}
+		start, end := i+k, i+k+len(name)
+		if (start == 0 || !word(text[start-1])) && (end == len(text) || !word(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
 func envHint(p *evidence.Process, o *options) string {
 	passed := map[string]bool{}
 	for _, kv := range o.env {
@@ -133,7 +152,7 @@ func envHint(p *evidence.Process, o *options) string {
 		if passed[k] || k == "" {
 			continue
 		}
-		if strings.Contains(stderr, k) {
+		if namesWord(stderr, k) {
 			mentioned = append(mentioned, k)
 		} else {
 			others = append(others, k)

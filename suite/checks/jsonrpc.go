@@ -425,7 +425,7 @@ func checkBatch(j *J) Finding {
 	case answered == 0 && answeredAfter(p, seq):
 		// Silence within the probe's window proves nothing by itself;
 		// later requests answered first make a dropped batch likely.
-		f.Outcome, f.Message = Disputed, "no response to either request of the batch within the harness's deadline, though the server answered later requests: it seems to drop batches (a deadline proves nothing, so this is a warning)"
+		f.Outcome, f.Message = Disputed, "no response to either request of the batch, though the server answered a request sent after it: it seems to drop batches (silence proves nothing, so this is a warning)"
 	case answered == 0:
 		return harness("not judged: no response to the batch within the harness's deadline, and none to later requests either")
 	case answered < len(xs):

@@ -80,7 +80,7 @@ func (l *live) subscribeRoundTrip(ctx context.Context, uris []string) {
 }
 
 // batchProbe sends one line holding two requests and a notification, as
-// 2025-03-26 allows, and waits for their answers.
+// 2025-03-26 allows, then a ping, and waits for their answers.
 func (l *live) batchProbe(ctx context.Context) {
 	ids := []string{"mcpconform-batch-1", "mcpconform-batch-2"}
 	line := `[{"jsonrpc":"2.0","id":"` + ids[0] + `","method":"ping"},` +
@@ -92,6 +92,13 @@ func (l *live) batchProbe(ctx context.Context) {
 	if _, err := c.Write(evidence.ProbeTag(ProbeBatch), []byte(line)); err == nil {
 		seen := map[string]bool{}
 		deadline := time.Now().Add(c.Timeout())
+		// A server that reads in order has answered the batch, if it
+		// answers batches at all, by the time it answers a request sent
+		// after it: a server that drops batches costs that round trip, not
+		// the request deadline. Answers later still are found when judging.
+		if x := l.followUp(ctx, l.p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); x.OK() {
+			deadline = minTime(deadline, time.Now().Add(replyAfterAnswer))
+		}
 		for len(seen) < len(ids) && time.Now().Before(deadline) {
 			in := c.WaitInbound(from, time.Until(deadline), func(m *wire.Message) bool {
 				id, _ := wire.String(m.ID)
