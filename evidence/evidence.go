@@ -12,6 +12,7 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -168,6 +169,35 @@ type Session struct {
 	mu   sync.Mutex
 	view *view // built when the session's transcripts held vn entries
 	vn   int
+	// ids guards Processes and Probes: the executor adds to them from the
+	// shared session's goroutine and the probe process's while either
+	// reads them.
+	ids sync.Mutex
+}
+
+// AddProcess records a replacement of the session's shared process.
+func (s *Session) AddProcess(id int) {
+	s.ids.Lock()
+	defer s.ids.Unlock()
+	s.Processes = append(s.Processes, id)
+}
+
+// AddProbe records a probe process of the session's version.
+func (s *Session) AddProbe(id int) {
+	s.ids.Lock()
+	defer s.ids.Unlock()
+	s.Probes = append(s.Probes, id)
+}
+
+// processIDs returns the ids of the shared process and its replacements,
+// or of the probe processes.
+func (s *Session) processIDs(probes bool) []int {
+	s.ids.Lock()
+	defer s.ids.Unlock()
+	if probes {
+		return slices.Clone(s.Probes)
+	}
+	return slices.Clone(s.Processes)
 }
 
 // Process returns the process with the id, or nil.
@@ -241,16 +271,17 @@ func (r *Run) Bind() {
 
 // Shared returns the session's first process.
 func (s *Session) Shared() *Process {
-	if len(s.Processes) == 0 || s.run == nil {
+	ids := s.processIDs(false)
+	if len(ids) == 0 || s.run == nil {
 		return nil
 	}
-	return s.run.Process(s.Processes[0])
+	return s.run.Process(ids[0])
 }
 
 // All returns the shared process and its replacements.
 func (s *Session) All() []*Process {
 	var out []*Process
-	for _, id := range s.Processes {
+	for _, id := range s.processIDs(false) {
 		if p := s.run.Process(id); p != nil {
 			out = append(out, p)
 		}
@@ -261,7 +292,7 @@ func (s *Session) All() []*Process {
 // ProbeProcesses returns the probe processes of the session's version.
 func (s *Session) ProbeProcesses() []*Process {
 	var out []*Process
-	for _, id := range s.Probes {
+	for _, id := range s.processIDs(true) {
 		if p := s.run.Process(id); p != nil {
 			out = append(out, p)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -182,11 +183,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run `go test ./internal/compat -update` to create it)", err)
 			}
-			if diff := cmp.Diff(want.Verdicts, got.Verdicts); diff != "" {
+			if diff := cmp.Diff(settled(want.Verdicts), settled(got.Verdicts)); diff != "" {
 				t.Errorf("verdicts against %s changed (-want +got):\n%s\n%s"+
 					"If the change is intended, run `go test ./internal/compat -update` and `go run ./internal/compat/gencompat`.",
 					s.Title, diff, reasonsOfChanges(want, got))
-			} else if diff := cmp.Diff(stable(want.Reasons), stable(got.Reasons)); diff != "" {
+			} else if diff := cmp.Diff(stable(want.Reasons, want.Verdicts), stable(got.Reasons, got.Verdicts)); diff != "" {
 				// The same verdict for another reason is a change to review
 				// too: a check may pass or fail for the wrong cause.
 				t.Errorf("reasons against %s changed (-want +got):\n%s\n"+
@@ -210,6 +211,10 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 		// oversubscribed tenfold, turning warnings of fresh-process probes
 		// into harness errors. The deadline of a start is not what is judged.
 		StartTimeout: time.Minute,
+		// server-everything asks for roots 350 ms after initialize: on a
+		// loaded machine that timer fires late, and whether the request is
+		// seen must not change the golden verdicts.
+		RequestWindow: 5 * time.Second,
 	}
 	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {
@@ -265,10 +270,38 @@ var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m)\b`)
 
 // stable is reasons with the times they quote replaced, so that only a
 // change of substance shows.
-func stable(reasons map[string]string) map[string]string {
+func stable(reasons map[string]string, verdicts map[string]reports.Verdict) map[string]string {
 	out := make(map[string]string, len(reasons))
 	for k, r := range reasons {
+		if timed(k) && verdicts[k] == reports.Skip {
+			continue // see settled
+		}
 		out[k] = durations.ReplaceAllString(r, "<duration>")
+	}
+	return out
+}
+
+// unprompted are the checks that judge requests a server makes of the
+// client on its own, when it makes them: server-everything asks for roots
+// on a timer 350 ms after initialize, which a loaded machine fires late
+// or after the probe process has done. Whether a run sees the request is
+// timing, so for these a skip (nothing seen) and a pass are the same
+// golden verdict; a fail or a warning still shows as a change.
+var unprompted = []string{"jsonrpc-server-request-id-not-null", "jsonrpc-server-request-ids-unique", "jsonrpc-server-request-ids", "no-requests-before-initialized"}
+
+func timed(key string) bool {
+	id, _ := compat.SplitKey(key)
+	return slices.Contains(unprompted, id)
+}
+
+// settled maps, for the unprompted checks, a pass to skip.
+func settled(verdicts map[string]reports.Verdict) map[string]reports.Verdict {
+	out := make(map[string]reports.Verdict, len(verdicts))
+	for k, v := range verdicts {
+		if timed(k) && v == reports.Pass {
+			v = reports.Skip
+		}
+		out[k] = v
 	}
 	return out
 }

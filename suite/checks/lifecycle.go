@@ -316,9 +316,11 @@ func checkCounterOffer(j *J) Finding {
 		if owner := counterOfferVersion(j.Run, h); owner != "" && owner != j.Version {
 			continue
 		}
-		if h.x.Response == nil && !anyAnswered(hs) && h.x.NoResponse != nil && h.x.NoResponse.Reason == transcript.ReasonExited {
-			// It exited unanswered whatever version it was offered: that
-			// says nothing of unknown versions (the start-up checks judge it).
+		if h.x.Response == nil && !anyAnswered(hs) && h.x.NoResponse != nil &&
+			(h.x.NoResponse.Reason == transcript.ReasonExited || h.x.NoResponse.Reason == transcript.ReasonWriteFailed) {
+			// It exited unanswered (before the request could even be
+			// written, at times) whatever version it was offered: that says
+			// nothing of unknown versions (the start-up checks judge it).
 			nothing = "the server answered no initialize, whatever version it was offered"
 			continue
 		}

@@ -54,6 +54,10 @@ type Config struct {
 	Vectors []*vectors.File
 	// Parallel bounds how many versions are driven at once (default 4).
 	Parallel int
+	// RequestWindow is how long, at least, the probe process stays open
+	// after its initialize for the requests a server makes of the client
+	// (serverRequestWindow when zero).
+	RequestWindow time.Duration
 	// Want, when set, says whether a check or vector test is selected;
 	// processes and probes no selected test needs are not started.
 	Want func(id string) bool
@@ -108,6 +112,9 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	}
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = max(cfg.Timeout, 20*time.Second)
+	}
+	if cfg.RequestWindow <= 0 {
+		cfg.RequestWindow = serverRequestWindow
 	}
 	if cfg.Want == nil {
 		cfg.Want = func(string) bool { return true }

@@ -300,7 +300,7 @@ func (l *live) ensure(ctx context.Context) {
 		n.c.Note(l.stopped)
 		return
 	}
-	l.s.Processes = append(l.s.Processes, n.ev.ID)
+	l.s.AddProcess(n.ev.ID)
 	l.p = n
 }
 

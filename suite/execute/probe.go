@@ -17,10 +17,10 @@ import (
 // window is what decided.
 const aliveDeadline = 3 * time.Second
 
-// serverRequestWindow bounds how long the probe process listens after an
-// initialize that declared client capabilities, for the requests a server
-// makes of them; requestSettle is how long it listens on after the server
-// answered a ping sent after notifications/initialized.
+// serverRequestWindow is how long, at least, the probe process stays open
+// after an initialize that declared client capabilities, for the requests
+// a server makes of them; requestSettle is how long the tests wait after
+// the server answered a ping sent after notifications/initialized.
 const (
 	serverRequestWindow = 500 * time.Millisecond
 	requestSettle       = 50 * time.Millisecond
@@ -55,15 +55,24 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
 	if h.err == "" {
 		// A server told of roots or sampling may ask for them once
-		// initialized. A ping sent after notifications/initialized is
-		// answered once the server has taken that notification in, and a
-		// request it makes on it is under way by then: the window ends on
-		// that answer and a short settle, not on a fixed wait. It overlaps
-		// the shared session's discovery.
+		// initialized, at once or a little later (server-everything asks
+		// 350 ms after initialize). A ping sent after
+		// notifications/initialized is answered once the server has taken
+		// that notification in, so a request it makes at once is seen
+		// before the tests go on; for later ones the process stays open
+		// at least serverRequestWindow after initialize, while the tests
+		// run, and waits out the rest only if they were quicker.
 		from, since := p.c.Transcript().Len(), time.Now()
 		isRequest := func(m *wire.Message) bool { return m.Kind() == wire.KindRequest }
-		p.c.Do(ctx, mockclient.Request{Tag: evidence.ProbeTag("settle"), Method: "ping", Timeout: serverRequestWindow})
-		p.c.WaitInbound(from, min(requestSettle, max(serverRequestWindow-time.Since(since), 0)), isRequest)
+		window := x.cfg.RequestWindow
+		p.c.Do(ctx, mockclient.Request{Tag: evidence.ProbeTag("settle"), Method: "ping", Timeout: min(window, serverRequestWindow)})
+		p.c.WaitInbound(from, min(requestSettle, max(window-time.Since(since), 0)), isRequest)
+		first := p
+		defer func() {
+			if first.alive() && ctx.Err() == nil {
+				first.c.WaitInbound(from, max(window-time.Since(since), 0), isRequest)
+			}
+		}()
 	}
 	rd := shared.get()
 	if rd == nil || rd.s == nil {
@@ -72,7 +81,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	}
 	v := rd.s.s.Version
 	p.ev.Version = v
-	rd.s.s.Probes = append(rd.s.s.Probes, p.ev.ID)
+	rd.s.s.AddProbe(p.ev.ID)
 	if h.err != "" || h.negotiated != v || !p.alive() {
 		// The disposable tests need a process that speaks v: a new one,
 		// whose initialize offering v also shows whether v is echoed.
@@ -83,7 +92,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		if h := q.initialize(ctx, evidence.ProbeTag("reinit"), v, nil, x.cfg.StartTimeout); h.err != "" {
 			return
 		}
-		rd.s.s.Probes = append(rd.s.s.Probes, q.ev.ID)
+		rd.s.s.AddProbe(q.ev.ID)
 		p = q
 	}
 	probe = &live{x: x, s: rd.s.s, p: p, resources: rd.s.resources}
@@ -154,7 +163,7 @@ func (l *live) startProbe(ctx context.Context, why string) bool {
 	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		return false
 	}
-	l.s.Probes = append(l.s.Probes, n.ev.ID)
+	l.s.AddProbe(n.ev.ID)
 	l.p, l.wedged = n, false
 	return true
 }
