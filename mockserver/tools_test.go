@@ -38,16 +38,28 @@ func (s *session) callAt(version, method string, params map[string]any) msg {
 	return m
 }
 
-// walkAt lists every page of a list and returns its items and pages.
+// walkAt lists every page of a list and returns its items and pages,
+// failing on an error answer.
 func (s *session) walkAt(version, method, member string) (items []map[string]any, pages []map[string]any) {
 	s.t.Helper()
+	items, pages, e := walkPages(s.t, method, member, 100, func(params map[string]any) msg { return s.callAt(version, method, params) })
+	if e != nil {
+		s.t.Fatalf("%s: %d %s", method, e.Code, e.Message)
+	}
+	return items, pages
+}
+
+// walkPages follows a list's nextCursor from page to page, at most max
+// pages, and returns its items and pages, or the first error answer.
+func walkPages(t *testing.T, method, member string, max int, call func(params map[string]any) msg) (items, pages []map[string]any, e *wireErr) {
+	t.Helper()
 	var params map[string]any
-	for range 100 {
-		m := s.callAt(version, method, params)
+	for range max {
+		m := call(params)
 		if m.Error != nil {
-			s.t.Fatalf("%s: %d %s", method, m.Error.Code, m.Error.Message)
+			return items, pages, m.Error
 		}
-		res := decode(s.t, m.Result)
+		res := decode(t, m.Result)
 		pages = append(pages, res)
 		list, _ := res[member].([]any)
 		for _, it := range list {
@@ -55,12 +67,12 @@ func (s *session) walkAt(version, method, member string) (items []map[string]any
 		}
 		next, ok := res["nextCursor"].(string)
 		if !ok {
-			return items, pages
+			return items, pages, nil
 		}
 		params = map[string]any{"cursor": next}
 	}
-	s.t.Fatalf("%s: more than 100 pages", method)
-	return nil, nil
+	t.Fatalf("%s: more than %d pages", method, max)
+	return nil, nil, nil
 }
 
 func TestToolsList(t *testing.T) {

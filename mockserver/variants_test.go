@@ -270,27 +270,10 @@ func (v *vsession) walk() {
 
 func (v *vsession) walkList(method, member string) (items, pages []map[string]any, e *wireErr) {
 	v.t.Helper()
-	var params map[string]any
-	for n := 0; ; n++ {
-		if n == 1000 {
-			v.t.Fatalf("%s: more than 1000 pages", method)
-		}
+	return walkPages(v.t, method, member, 1000, func(params map[string]any) msg {
 		m, _ := v.call(method, params)
-		if m.Error != nil {
-			return items, pages, m.Error
-		}
-		res := decode(v.t, m.Result)
-		pages = append(pages, res)
-		list, _ := res[member].([]any)
-		for _, it := range list {
-			items = append(items, it.(map[string]any))
-		}
-		next, ok := res["nextCursor"].(string)
-		if !ok {
-			return items, pages, nil
-		}
-		params = map[string]any{"cursor": next}
-	}
+		return m
+	})
 }
 
 // read reads uri and returns the result, failing on an error.
