@@ -773,28 +773,41 @@ func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*wire.Me
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
-		for _, in := range c.inbound {
-			if in.Seq >= from && pred(in.Msg) {
-				c.mu.Unlock()
-				return in
-			}
-		}
 		ch := c.changed
 		c.mu.Unlock()
+		if in := c.findInbound(from, pred); in != nil {
+			return in
+		}
 		select {
 		case <-ch:
 		case <-deadline.C:
 			return nil
 		case <-c.proc.done:
-			// One last look after the exit has been processed.
+			// The process has exited: wait until its stdout is read to the
+			// end (a descendant may still hold it), then take one last look.
 			select {
 			case <-ch:
 				continue
+			case <-c.stdoutEOF:
+				return c.findInbound(from, pred)
 			case <-deadline.C:
 				return nil
 			}
 		}
 	}
+}
+
+// findInbound returns the first inbound message from seq on that pred
+// accepts, or nil.
+func (c *Client) findInbound(from int, pred func(*wire.Message) bool) *Inbound {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, in := range c.inbound {
+		if in.Seq >= from && pred(in.Msg) {
+			return in
+		}
+	}
+	return nil
 }
 
 // Close shuts the server down in the spec's order and returns how it ended.
