@@ -161,6 +161,25 @@ type executor struct {
 	// mute is set when the first process wrote nothing on stdout while
 	// it waited for initialize: the server speaks no protocol at all.
 	mute bool
+	// slowest is the longest a follow-up request took to be answered.
+	slowest time.Duration
+}
+
+// sawFollowUp notes how long an answered follow-up request took.
+func (x *executor) sawFollowUp(e *mockclient.Exchange) {
+	if e == nil || !e.OK() {
+		return
+	}
+	x.mu.Lock()
+	x.slowest = max(x.slowest, e.Duration)
+	x.mu.Unlock()
+}
+
+// slowestFollowUp is the longest an answered follow-up request took.
+func (x *executor) slowestFollowUp() time.Duration {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.slowest
 }
 
 // proc is a live process with its evidence record.

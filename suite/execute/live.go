@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -33,6 +34,11 @@ type live struct {
 	// wedged is set when the process stopped answering its liveness
 	// requests: a disposable test then gets a new process.
 	wedged bool
+	// chain is set while the disposable tests run: a follow-up request
+	// that is slow to be answered leaves the chain for a fresh process,
+	// and goes on waiting in the background (bg).
+	chain bool
+	bg    sync.WaitGroup
 }
 
 // openLegacy starts a process and initializes it offering version offer.

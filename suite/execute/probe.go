@@ -2,12 +2,15 @@ package execute
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -103,7 +106,14 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 // replacing it with a new probe process when it dies or wedges.
 func (l *live) disposableWork(ctx context.Context, p *proc) {
 	l.p = p
-	for _, t := range l.x.testsOf(checks.KindDisposable) {
+	l.chain = true
+	defer func() {
+		// Follow-ups still waiting keep their deadlines: the processes
+		// they wait on are closed only after.
+		l.bg.Wait()
+		l.chain = false
+	}()
+	for _, t := range wedgingFirst(l.x.testsOf(checks.KindDisposable)) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -184,6 +194,35 @@ func itoa(i int) string {
 func heard(p *proc) bool {
 	for _, e := range p.c.Transcript().Entries() {
 		if e.Dir == transcript.Recv {
+			return true
+		}
+	}
+	return false
+}
+
+// wedgingFirst orders disposable tests so that those sending a line that
+// is not whole JSON come first: a server whose decoder waits for the rest
+// of such a line stops answering, and the follow-up requests that wait for
+// it in the background then overlap with the rest of the chain.
+func wedgingFirst(ts []*vectors.Test) []*vectors.Test {
+	out := slices.Clone(ts)
+	slices.SortStableFunc(out, func(a, b *vectors.Test) int {
+		switch ta, tb := truncates(a), truncates(b); {
+		case ta && !tb:
+			return -1
+		case tb && !ta:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// truncates reports whether a test writes a raw line that is not valid
+// JSON (its bindings aside: they fill strings).
+func truncates(t *vectors.Test) bool {
+	for _, st := range t.Steps {
+		if st.Raw != nil && !json.Valid([]byte(*st.Raw)) {
 			return true
 		}
 	}

@@ -176,25 +176,63 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			if x := l.followUp(ctx, p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); x.OK() {
+			if l.awaitFollowUp(ctx, p, evidence.ProbeTag("settle")) {
 				answered = time.Now()
-			} else if ctx.Err() == nil {
-				// The process no longer answers (a decoder still waiting
-				// for the rest of a truncated line, say): the next test
-				// that may have a fresh process gets one.
-				l.wedged = true
 			}
 		}
 	}
-	if t.CheckAlive {
-		x := l.followUp(ctx, p, evidence.AliveTag(t.ID, item), min(c.Timeout(), aliveDeadline))
-		if x.OK() {
-			answered = time.Now()
-		} else if x.Err != nil {
-			l.wedged = true
-		}
+	if t.CheckAlive && l.awaitFollowUp(ctx, p, evidence.AliveTag(t.ID, item)) {
+		answered = time.Now()
 	}
 	return ""
+}
+
+// suspectAfter is how long a follow-up request goes unanswered before the
+// process is suspected wedged: at least minSuspect, and far more than the
+// slowest follow-up the server has answered in this run.
+const minSuspect = 250 * time.Millisecond
+
+// awaitFollowUp sends the follow-up request after a test's steps and
+// reports whether it was answered. In a chain of disposable tests, an
+// answer slower than suspectAfter makes the process suspect: the next test
+// gets a fresh process, while this request keeps its whole deadline
+// (aliveDeadline) in the background, so a server wedged by a truncated
+// line costs the chain a fraction of a second, and a slow server that
+// answers late is still seen alive when judging. Elsewhere the wait is
+// the request's own.
+func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
+	timeout := min(p.c.Timeout(), aliveDeadline)
+	if !l.chain {
+		x := l.followUp(ctx, p, tag, timeout)
+		l.x.sawFollowUp(x)
+		if !x.OK() && ctx.Err() == nil {
+			// The process no longer answers (a decoder still waiting for
+			// the rest of a truncated line, say): the next test that may
+			// have a fresh process gets one.
+			l.wedged = true
+		}
+		return x.OK()
+	}
+	done := make(chan *mockclient.Exchange, 1)
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		x := l.followUp(ctx, p, tag, timeout)
+		l.x.sawFollowUp(x)
+		done <- x
+	}()
+	suspect := time.NewTimer(min(timeout, max(minSuspect, 20*l.x.slowestFollowUp())))
+	defer suspect.Stop()
+	select {
+	case x := <-done:
+		if !x.OK() && ctx.Err() == nil {
+			l.wedged = true
+		}
+		return x.OK()
+	case <-suspect.C:
+		l.wedged = true
+		return false
+	}
 }
 
 // followUp sends the request every live server answers (ping, or
