@@ -55,6 +55,9 @@ type Run struct {
 	// Selection records --only/--skip, which decided what ran.
 	Only []string `json:"only,omitempty"`
 	Skip []string `json:"skip,omitempty"`
+	// CallTools is the --call-tools policy that decided which listed tools
+	// were called ("readonly" when empty).
+	CallTools string `json:"callTools,omitempty"`
 
 	mu sync.Mutex // guards Processes and Sessions while a run is recorded
 }

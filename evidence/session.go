@@ -1,8 +1,10 @@
 package evidence
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/wire"
@@ -26,6 +28,11 @@ const (
 	// TagPromptGet is each prompts/get of a listed prompt, with its
 	// required arguments filled with placeholders.
 	TagPromptGet = "d:prompt-get"
+	// TagToolCall is each tools/call of a listed tool the user's policy
+	// allows, with arguments built from its inputSchema; TagToolCallInvalid
+	// is the same call with those arguments broken.
+	TagToolCall        = "t:tool-call"
+	TagToolCallInvalid = "t:tool-call-invalid"
 )
 
 // ListTag is the tag of each page of a list during discovery.
@@ -88,6 +95,7 @@ type view struct {
 	tools         ListObs
 	prompts       ListObs
 	promptGets    []*PromptGet
+	toolCalls     []*ToolCall
 }
 
 func (s *Session) v() *view {
@@ -129,6 +137,19 @@ func (s *Session) Prompts() ListObs { return s.v().prompts }
 
 // PromptGets returns the prompts/get of listed prompts.
 func (s *Session) PromptGets() []*PromptGet { return s.v().promptGets }
+
+// ToolCalls returns the tools/call of listed tools, in the order sent.
+func (s *Session) ToolCalls() []*ToolCall { return s.v().toolCalls }
+
+// ToolCall is one tools/call of a listed tool.
+type ToolCall struct {
+	Name string
+	// Item is the listed tool (nil when no listed tool has the name).
+	Item json.RawMessage
+	X    *Exchange
+	// Invalid is set for the call whose arguments break the inputSchema.
+	Invalid bool
+}
 
 // PromptGet is one prompts/get of discovery, with the listed prompt.
 type PromptGet struct {
@@ -179,6 +200,41 @@ func buildView(s *Session) *view {
 		}
 		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: byName[n], X: x})
 	}
+	tools := firstBy(v.tools.Items, "name")
+	for _, x := range s.All() {
+		for _, ex := range x.Exchanges() {
+			if ex.Tag != TagToolCall && ex.Tag != TagToolCallInvalid {
+				continue
+			}
+			var n string
+			if ex.Request != nil {
+				n, _ = wire.String(wire.Object(ex.Request.Params)["name"])
+			}
+			v.toolCalls = append(v.toolCalls, &ToolCall{Name: n, Item: tools[n], X: ex, Invalid: ex.Tag == TagToolCallInvalid})
+		}
+	}
+	// Calls run concurrently: they are judged in the order the tools are
+	// listed, each call before its call with broken arguments.
+	order := map[string]int{}
+	for i, it := range v.tools.Items {
+		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+			if _, dup := order[n]; !dup {
+				order[n] = i
+			}
+		}
+	}
+	slices.SortStableFunc(v.toolCalls, func(a, b *ToolCall) int {
+		if c := cmp.Compare(order[a.Name], order[b.Name]); c != 0 {
+			return c
+		}
+		switch {
+		case !a.Invalid && b.Invalid:
+			return -1
+		case a.Invalid && !b.Invalid:
+			return 1
+		}
+		return 0
+	})
 	byURI := firstBy(v.resources.Items, "uri")
 	for _, x := range s.Tagged(TagRead) {
 		u := requestURI(x)

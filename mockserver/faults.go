@@ -162,6 +162,17 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "tool-input-schema-not-object", Layer: "tools", Requirement: "TOOLS-07", Description: `the first listed tool's inputSchema is {"type": "string"}`}},
 	{Fault: Fault{Name: "duplicate-tool-names", Layer: "tools", Requirement: "TOOLS-13", Description: "the last page lists a second tool under the first tool's name"}},
 	{Fault: Fault{Name: "bad-tool-name", Layer: "tools", Requirement: "TOOLS-12", Version: "2025-11-25", Description: `in sessions at 2025-11-25 or later the first tool is named "echo text!" (a space and a "!") and is called by that name`}},
+	{Fault: Fault{Name: "tool-title-not-string", Layer: "tools", Requirement: "TOOLS-09", Version: "2025-06-18", Description: "in sessions at 2025-06-18 or later the first listed tool's title is the number 7"}},
+	{Fault: Fault{Name: "tool-annotations-bad-hint", Layer: "tools", Requirement: "TOOLS-10", Version: "2025-03-26", Description: `in sessions at 2025-03-26 or later the first listed tool's annotations are {"readOnlyHint": "yes"} (a string, not a boolean)`}},
+	{Fault: Fault{Name: "output-schema-bad-required", Layer: "tools", Requirement: "TOOLS-08", Version: "2025-06-18", Description: `every listed outputSchema has "required": "sum", a string where the schema wants an array of strings`}},
+	{Fault: Fault{Name: "tool-result-no-content", Layer: "tools", Requirement: "TOOLS-18", Also: []string{"TOOLS-26"}, Description: "tools/call results of tools that ran have no content array (also breaks TOOLS-26: the structured result has no text block)"}},
+	{Fault: Fault{Name: "tool-text-not-string", Layer: "tools", Requirement: "TOOLS-19", Also: []string{"TOOLS-26"}, Description: "the text blocks of tools/call results of tools that ran hold the number 42 as their text (also breaks TOOLS-26)"}},
+	{Fault: Fault{Name: "tool-image-bad-base64", Layer: "tools", Requirement: "TOOLS-20", Description: "the image block of the logo tool's result has a line break inside its base64 data"}},
+	{Fault: Fault{Name: "structured-not-object", Layer: "tools", Requirement: "TOOLS-24", Also: []string{"TOOLS-25"}, Version: "2025-06-18", Description: "the add tool's structuredContent is an array, [sum], and so breaks its outputSchema too (TOOLS-25)"}},
+	{Fault: Fault{Name: "structured-invalid", Layer: "tools", Requirement: "TOOLS-25", Version: "2025-06-18", Description: `the add tool's structuredContent is {"sum": "3"}: a string where its outputSchema wants a number`}},
+	{Fault: Fault{Name: "structured-no-text", Layer: "tools", Requirement: "TOOLS-26", Version: "2025-06-18", Description: "the add tool's result has structuredContent, and its text block says the sum in words instead of holding the same JSON"}},
+	{Fault: Fault{Name: "tool-ignores-invalid-arguments", Layer: "tools", Requirement: "TOOLS-22", Disputed: true, Description: "tools/call runs the tool even when the arguments break its inputSchema"}},
+	{Fault: Fault{Name: "undeclared-tools-list-changed", Layer: "tools", Requirement: "TOOLS-28", Description: "declares no tools.listChanged but sends notifications/tools/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
 	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
 
 	// Prompts.
@@ -171,6 +182,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "prompt-no-messages", Layer: "prompts", Requirement: "PROMPTS-10", Description: "prompts/get results have no messages"}},
 	{Fault: Fault{Name: "prompt-bad-role", Layer: "prompts", Requirement: "PROMPTS-11", Description: `the first message of every prompts/get result has the role "system"`}},
 	{Fault: Fault{Name: "prompt-content-array", Layer: "prompts", Requirement: "PROMPTS-12", Description: "the first message of every prompts/get result holds its content as an array around the text block"}},
+	{Fault: Fault{Name: "undeclared-prompts-list-changed", Layer: "prompts", Requirement: "PROMPTS-17", Description: "declares no prompts.listChanged but sends notifications/prompts/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
 	{Fault: Fault{Name: "unknown-prompt-result", Layer: "prompts", Requirement: "PROMPTS-14", Description: `prompts/get of a prompt it does not have answers {"messages": []} instead of -32602`}},
 	{Fault: Fault{Name: "prompt-missing-argument-accepted", Layer: "prompts", Requirement: "PROMPTS-15", Description: "prompts/get without an argument the prompt marks required is served anyway, its placeholders left empty, instead of -32602"}},
 

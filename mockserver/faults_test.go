@@ -193,6 +193,7 @@ func toolsAndPrompts(s *server, id func(n int) string, wrap func(map[string]any)
 	} {
 		req("prompts/get", get)
 	}
+	req("tools/call", map[string]any{"name": "logo", "arguments": map[string]any{}})
 	return lines
 }
 

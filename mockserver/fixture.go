@@ -184,6 +184,7 @@ const (
 	CallEcho  = "echo"  // the text is Format with {{argument}} filled in, or the arguments as JSON
 	CallSum   = "sum"   // structuredContent {"sum": the sum of the number arguments}, and its JSON as text
 	CallError = "error" // a tool execution error (isError true) whose text is Format filled in
+	CallImage = "image" // one image block: a 1x1 PNG, base64
 )
 
 // ToolCall says how calls of a tool that pass its inputSchema are

@@ -613,12 +613,12 @@ func checkTool(p *problems, path string, t Tool) *toolEntry {
 				p.add(path+".call.format", "{{%s}} names no property of the inputSchema", name)
 			}
 		}
-	case CallSum:
+	case CallSum, CallImage:
 		if te.format != "" {
 			p.add(path+".call.format", "format belongs to the echo and error rules only")
 		}
 	default:
-		p.add(path+".call.rule", "unknown rule %q; use echo, sum or error", te.rule)
+		p.add(path+".call.rule", "unknown rule %q; use echo, sum, error or image", te.rule)
 	}
 	return te
 }

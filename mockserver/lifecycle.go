@@ -244,6 +244,18 @@ func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 	return object{}, nil
 }
 
+// unaskedListChanges sends the tools and prompts list_changed
+// notifications faults send where the client cannot expect them: without
+// the listChanged capability (legacy), or outside any listen stream
+// (2026-07-28).
+func (s *server) unaskedListChanges() {
+	for _, kind := range []string{"tools", "prompts"} {
+		if s.faults.has("undeclared-" + kind + "-list-changed") {
+			s.notify("notifications/"+kind+"/list_changed", nil)
+		}
+	}
+}
+
 // afterInitialized runs once notifications/initialized has arrived: the
 // faults that make the server speak up unasked do it here.
 func (s *server) afterInitialized() {
@@ -255,6 +267,7 @@ func (s *server) afterInitialized() {
 		}
 		s.notify("notifications/resources/list_changed", params)
 	}
+	s.unaskedListChanges()
 	if s.faults.has("spurious-updated") {
 		uri := "test://mcpconform-mock/never-subscribed"
 		if len(s.listed) > 0 {

@@ -265,6 +265,7 @@ func (s *server) afterFirstDiscover() {
 	if s.faults.has("list-changed-outside-stream") {
 		s.notify("notifications/resources/list_changed", nil)
 	}
+	s.unaskedListChanges()
 	if s.faults.has("stream-notification-before-listen") && len(s.listed) > 0 {
 		params := s.updatedParams(s.listed[0].URI)
 		params["_meta"] = object{metaSubscriptionID: "mcpconform-mock-early"}

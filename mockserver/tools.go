@@ -91,6 +91,15 @@ func (s *server) toolJSON(t *toolEntry, first bool) object {
 	if len(t.Annotations) > 0 && s.atLeast(v20250326) {
 		o["annotations"] = t.Annotations
 	}
+	if first && s.faults.has("tool-title-not-string") && s.atLeast(v20250618) {
+		o["title"] = 7
+	}
+	if first && s.faults.has("tool-annotations-bad-hint") && s.atLeast(v20250326) {
+		o["annotations"] = object{"readOnlyHint": "yes"}
+	}
+	if _, ok := o["outputSchema"]; ok && s.faults.has("output-schema-bad-required") {
+		o["outputSchema"] = object{"type": "object", "properties": object{"sum": object{"type": "number"}}, "required": "sum"}
+	}
 	if first && s.faults.has("tool-no-input-schema") {
 		delete(o, "inputSchema")
 	}
@@ -128,7 +137,7 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 	if t == nil {
 		return s.unknownTool(name)
 	}
-	if t.input != nil {
+	if t.input != nil && !s.faults.has("tool-ignores-invalid-arguments") {
 		if err := t.input.Validate(args); err != nil {
 			msg := fmt.Sprintf("Invalid arguments for tool %q: %s.", short(name), argumentProblem(args, err))
 			if s.atLeast(v20251125) {
@@ -154,8 +163,9 @@ func (s *server) unknownTool(name string) (any, *rpcError) {
 }
 
 // runTool applies a tool's call rule to arguments that passed its
-// inputSchema.
+// inputSchema, then the result faults and variants.
 func (s *server) runTool(t *toolEntry, args map[string]any) object {
+	var result object
 	switch t.rule {
 	case CallSum:
 		var sum float64
@@ -165,22 +175,80 @@ func (s *server) runTool(t *toolEntry, args map[string]any) object {
 				sum += f
 			}
 		}
-		structured := object{"sum": sum}
-		// "For backwards compatibility, a tool that returns structured
-		// content SHOULD also return the serialized JSON in a TextContent
-		// block." structuredContent exists from 2025-06-18.
-		result := toolResult(string(marshal(structured)), false)
-		if s.atLeast(v20250618) {
-			result["structuredContent"] = structured
-		}
-		return result
+		result = s.structuredResult(sum)
 	case CallError:
-		return toolResult(fillArguments(t.format, args), true)
+		result = toolResult(fillArguments(t.format, args), true)
+	case CallImage:
+		data := pixelPNG
+		if s.faults.has("tool-image-bad-base64") {
+			data = data[:20] + "\n" + data[20:]
+		}
+		result = object{"content": []any{object{"type": "image", "data": data, "mimeType": "image/png"}}}
+	default:
+		text := string(marshal(args))
+		if t.format != "" {
+			text = fillArguments(t.format, args)
+		}
+		result = toolResult(text, false)
 	}
-	if t.format == "" {
-		return toolResult(string(marshal(args)), false)
+	if s.variants.has("tool-result-mixed-blocks") {
+		result["content"] = append(result["content"].([]any), s.extraBlocks()...)
 	}
-	return toolResult(fillArguments(t.format, args), false)
+	if s.faults.has("tool-text-not-string") {
+		for _, b := range result["content"].([]any) {
+			if b := b.(object); b["type"] == "text" {
+				b["text"] = 42
+			}
+		}
+	}
+	if s.faults.has("tool-result-no-content") {
+		delete(result, "content")
+	}
+	return result
+}
+
+// pixelPNG is a 1x1 transparent PNG, base64.
+const pixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+// structuredResult is the sum rule's result: structuredContent {"sum": n}
+// (from 2025-06-18, where it exists) and, as the tools page asks "for
+// backwards compatibility", its JSON in a text block.
+func (s *server) structuredResult(sum float64) object {
+	var structured any = object{"sum": sum}
+	text := string(marshal(structured))
+	switch {
+	case s.faults.has("structured-not-object"):
+		structured = []any{sum}
+		text = string(marshal(structured))
+	case s.faults.has("structured-invalid"):
+		structured = object{"sum": fmt.Sprint(sum)}
+		text = string(marshal(structured))
+	case s.faults.has("structured-no-text"):
+		text = fmt.Sprintf("The sum is %v.", sum)
+	case s.variants.has("structured-text-reformatted"):
+		// The same JSON value, written differently: members spaced out
+		// and the number with a fraction.
+		text = fmt.Sprintf("{ \"sum\" : %.1f }", sum)
+	}
+	result := toolResult(text, false)
+	if s.atLeast(v20250618) {
+		result["structuredContent"] = structured
+	}
+	return result
+}
+
+// extraBlocks are the content blocks tool-result-mixed-blocks adds, each
+// of a type the version defines: audio from 2025-03-26, resource_link from
+// 2025-06-18, and an embedded resource in every version.
+func (s *server) extraBlocks() []any {
+	blocks := []any{object{"type": "resource", "resource": object{"uri": "test://mixed/embedded", "mimeType": "text/plain", "text": "embedded"}}}
+	if s.atLeast(v20250326) {
+		blocks = append(blocks, object{"type": "audio", "data": "UklGRiQAAABXQVZF", "mimeType": "audio/wav"})
+	}
+	if s.atLeast(v20250618) {
+		blocks = append(blocks, object{"type": "resource_link", "uri": "test://mixed/linked", "name": "linked"})
+	}
+	return blocks
 }
 
 // toolResult is a CallToolResult holding one text block.

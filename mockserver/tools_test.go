@@ -81,8 +81,8 @@ func TestToolsList(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			s := startAt(t, Options{}, version)
 			tools, pages := s.walkAt(version, "tools/list", "tools")
-			if len(pages) != 2 || len(tools) != 3 {
-				t.Fatalf("%d pages, %d tools; want 2 and 3", len(pages), len(tools))
+			if len(pages) != 2 || len(tools) != 4 {
+				t.Fatalf("%d pages, %d tools; want 2 and 4", len(pages), len(tools))
 			}
 			want := map[string]any{"name": "echo", "description": "Returns the text it is given.", "inputSchema": echoSchema}
 			if version >= "2025-03-26" {

@@ -187,6 +187,10 @@ var variantCatalogue = []variantDef{
 		why: "audience is an array of roles, which may be empty (RES-ANN-01)", resources: true},
 
 	// Tools and prompts.
+	{Variant: Variant{Name: "structured-text-reformatted", Description: `the add tool's text block holds its structured result written differently, { "sum" : 3.0 }: the same JSON value, spaced out, with a fraction`},
+		why: "the tools page asks for \"the serialized JSON\" in a TextContent block (TOOLS-26), not a byte-for-byte form: JSON values compare by value"},
+	{Variant: Variant{Name: "tool-result-mixed-blocks", Description: "tools/call results carry, after their own blocks, an embedded resource, an audio block (from 2025-03-26) and a resource_link (from 2025-06-18)"},
+		why: "CallToolResult.content may hold every content block type the version defines (TOOLS-18): EmbeddedResource always, AudioContent from 2025-03-26, ResourceLink from 2025-06-18"},
 	{Variant: Variant{Name: "unknown-tool-other-error", Versions: handshakeVersions, Description: "answers tools/call of a tool it does not have with -32601 instead of -32602"},
 		why: "before 2026-07-28 the spec only says that errors in finding the tool \"should be reported as an MCP error response\" (schema CallToolResult.isError, TOOLS-21), and -32602 is just the code of the tools page's example; 2026-07-28 names -32602 (InvalidParamsError), so only the handshake versions are served"},
 	{Variant: Variant{Name: "prompt-arguments-optional-all", Description: "marks every prompt argument optional (adding a prompt with two optional arguments when no prompt takes any): prompts/get without them fills their placeholders with empty strings"},

@@ -926,7 +926,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		if m, _ := v.call("prompts/list", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
 			t.Errorf("prompts/list answered %s %+v, want -32601", m.Result, m.Error)
 		}
-		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "delete_note"}) {
+		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "logo", "delete_note"}) {
 			t.Errorf("tools %v", got)
 		}
 		if text := callText(t, v, "echo", map[string]any{"text": "only tools"}); text != "only tools" {
@@ -945,6 +945,43 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		}
 		if text := callText(t, v, "echo-130", map[string]any{"text": "the last"}); text != "the last" {
 			t.Errorf("echo-130 answered %q", text)
+		}
+	},
+	"structured-text-reformatted": func(t *testing.T, v *vsession) {
+		m, _ := v.call("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2}})
+		var res struct {
+			Content           []struct{ Text string }
+			StructuredContent json.RawMessage
+		}
+		if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Content) != 1 {
+			t.Fatalf("add: %s", m.Result)
+		}
+		if res.Content[0].Text != `{ "sum" : 3.0 }` {
+			t.Errorf("the text block reads %q", res.Content[0].Text)
+		}
+		if v.version >= "2025-06-18" && string(res.StructuredContent) != `{"sum":3}` {
+			t.Errorf("structuredContent %s", res.StructuredContent)
+		}
+	},
+	"tool-result-mixed-blocks": func(t *testing.T, v *vsession) {
+		m, _ := v.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}})
+		var res struct{ Content []struct{ Type string } }
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			t.Fatalf("echo: %s", m.Result)
+		}
+		var types []string
+		for _, c := range res.Content {
+			types = append(types, c.Type)
+		}
+		want := []string{"text", "resource"}
+		if v.version >= "2025-03-26" {
+			want = append(want, "audio")
+		}
+		if v.version >= "2025-06-18" {
+			want = append(want, "resource_link")
+		}
+		if !slices.Equal(types, want) {
+			t.Errorf("block types %v, want %v", types, want)
 		}
 	},
 	"unknown-tool-other-error": func(t *testing.T, v *vsession) {

@@ -196,6 +196,7 @@ func (c console) header(r *Report) {
 	}
 	field("target:", strings.Join(r.Target.Command, " "))
 	field("server:", serverInfoText(r.Target.ServerInfo))
+	field("tools:", r.Target.ToolCallsText())
 	if len(r.Target.Versions) > 1 {
 		field("versions:", strings.Join(r.Target.Versions, ", "))
 	} else {

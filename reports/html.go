@@ -193,6 +193,7 @@ func htmlTargetFacts(r *Report) []htmlFact {
 	if r.Target.Processes > 0 {
 		add("Server processes", fmt.Sprint(r.Target.Processes), false)
 	}
+	add("Tools", r.Target.ToolCallsText(), false)
 	tool := toolName(r)
 	if r.Tool.Version != "" {
 		tool += " " + r.Tool.Version

@@ -109,6 +109,9 @@ func mdTarget(w io.Writer, r *Report) {
 	if r.Target.Processes > 0 {
 		fmt.Fprintf(w, "- Server processes started: %d\n", r.Target.Processes)
 	}
+	if s := r.Target.ToolCallsText(); s != "" {
+		fmt.Fprintf(w, "- Tools: %s\n", mdText(truncateBytes(s, docTranscriptBytes)))
+	}
 	tool := mdText(toolName(r))
 	if r.Tool.Version != "" {
 		tool += " " + mdText(r.Tool.Version)

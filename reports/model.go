@@ -7,6 +7,7 @@ package reports
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -87,6 +88,53 @@ type Target struct {
 	StderrTail []string `json:"stderrTail,omitempty"`
 	// Processes is how many server processes the run started.
 	Processes int `json:"processes,omitempty"`
+	// CallTools is the --call-tools policy that decided which listed
+	// tools were called; ToolCalls says, for every listed tool, whether
+	// the run called it and, when not, why.
+	CallTools string     `json:"callTools,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+}
+
+// ToolCall is a listed tool and whether the run called it.
+type ToolCall struct {
+	Name            string `json:"name"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Called          bool   `json:"called"`
+	Why             string `json:"why,omitempty"`
+}
+
+// ToolCallsText says in one line which listed tools were called and which
+// were not, with the policy: "add, echo called; delete_note not (--call-tools
+// readonly)". Empty when the server listed no tools.
+func (t Target) ToolCallsText() string {
+	var called, not []string
+	seen := map[string]bool{}
+	for _, c := range t.ToolCalls {
+		if seen[c.Name] {
+			continue // the same tool under another version
+		}
+		seen[c.Name] = true
+		if c.Called {
+			called = append(called, c.Name)
+		} else {
+			not = append(not, c.Name)
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(called) > 0 {
+		parts = append(parts, strings.Join(called, ", ")+" called")
+	}
+	if len(not) > 0 {
+		parts = append(parts, strings.Join(not, ", ")+" not called")
+	}
+	s := strings.Join(parts, "; ")
+	if t.CallTools != "" {
+		s += " (--call-tools " + t.CallTools + ")"
+	}
+	return s
 }
 
 // Summary counts results per verdict and gives the overall verdict:

@@ -26,6 +26,13 @@ func runMock(t *testing.T, version string, faults ...string) (*evidence.Run, []r
 	// Generous for a loaded CI machine under -race; hung methods cost two
 	// deadlines at most (mockclient stops sending to a hung method).
 	cfg.Timeout = 4 * time.Second
+	for _, f := range mockserver.Faults() {
+		if f.Bulk && f.Harness && !f.Budget && !f.Silent && slices.Contains(faults, f.Name) {
+			// Tens of megabytes per answer, next to other bulk faults on
+			// a busy machine: a request deadline that cannot be missed.
+			cfg.Timeout = 30 * time.Second
+		}
+	}
 	// The run's own deadline; ending within it (plus the shutdown grace of
 	// its processes) is what "within its deadlines" means here.
 	const runDeadline = 2 * time.Minute

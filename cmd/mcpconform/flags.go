@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/wire"
 	"io"
 	"os"
@@ -134,6 +135,9 @@ type options struct {
 	baseline       string
 	strict         bool
 	only, skip     []string
+	// callTools is --call-tools; toolPolicy, the policy it names.
+	callTools  string
+	toolPolicy checks.ToolPolicy
 	// onlySel and skipSel are only and skip parsed.
 	onlySel, skipSel []selector
 	// builtIn is set when no command was given: the run is against the
@@ -180,6 +184,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.BoolVar(&o.strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
 	fs.Var(listFlag{&o.skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
+	fs.StringVar(&o.callTools, "call-tools", "readonly", "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` readonly (those annotated readOnlyHint: true), all, none, or tool names separated by commas")
 	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every check of the versions judged (passes and skips too), and show the matcher and transcript of each problem")
@@ -238,6 +243,11 @@ func (o *options) validate() error {
 		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(wire.AllVersions, ", "), wire.Newest)
 	}
 	o.specVersion = v
+	p, err := checks.ParseToolPolicy(strings.TrimSpace(o.callTools))
+	if err != nil {
+		return fmt.Errorf("%v; write e.g. --call-tools none", err)
+	}
+	o.toolPolicy = p
 	if o.noColor {
 		if o.color == colorAlways {
 			return errors.New("--no-color and --color=always contradict each other; write one of them")

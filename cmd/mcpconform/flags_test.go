@@ -418,3 +418,90 @@ func TestNearestSelector(t *testing.T) {
 		}
 	}
 }
+
+// TestToolCallPolicy proves with the mock's record of every line it was
+// sent that a tool annotated destructiveHint is never called by default,
+// that read-only ones are, and that --call-tools none and NAME are obeyed;
+// the report says which tools were called.
+func TestToolCallPolicy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flag      []string
+		called    []string
+		notCalled []string
+	}{
+		{nil, []string{"add", "echo", "logo"}, []string{"delete_note"}},
+		{[]string{"--call-tools", "none"}, nil, []string{"add", "delete_note", "echo", "logo"}},
+		{[]string{"--call-tools", "delete_note"}, []string{"delete_note"}, []string{"add", "echo", "logo"}},
+	} {
+		t.Run(strings.Join(append([]string{"default"}, tc.flag...), " "), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			rec := filepath.Join(dir, "rec.jsonl")
+			args := append(append([]string{"--json", "r.json", "--only", "area:tools"}, tc.flag...), "--", cliBinary(t), "mock", "--record", rec)
+			if r := runCLIIn(t, dir, args...); r.code != exitConformant {
+				t.Fatalf("%v", r)
+			}
+			sent := calledTools(t, rec)
+			for _, name := range tc.called {
+				if !sent[name] {
+					t.Errorf("%s was not called", name)
+				}
+			}
+			for _, name := range tc.notCalled {
+				if sent[name] {
+					t.Errorf("%s was called", name)
+				}
+			}
+			var rep struct {
+				Target struct {
+					ToolCalls []struct {
+						Name   string
+						Called bool
+						Why    string
+					}
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+			if err != nil || json.Unmarshal(data, &rep) != nil {
+				t.Fatalf("report: %v", err)
+			}
+			said := map[string]bool{}
+			for _, c := range rep.Target.ToolCalls {
+				said[c.Name] = true
+				if c.Called != sent[c.Name] || !c.Called && c.Why == "" {
+					t.Errorf("the report says %+v; the mock was sent a call: %v", c, sent[c.Name])
+				}
+			}
+			if len(said) != 4 {
+				t.Errorf("the report names %d tools, want the 4 listed", len(said))
+			}
+		})
+	}
+}
+
+// calledTools returns the names of the tools a --record file shows were
+// called (tools/call requests the mock read).
+func calledTools(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := map[string]bool{}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var m struct {
+			Dir string `json:"dir"`
+			Msg struct {
+				Method string `json:"method"`
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			} `json:"msg"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.Dir == "in" && m.Msg.Method == "tools/call" {
+			called[m.Msg.Params.Name] = true
+		}
+	}
+	return called
+}

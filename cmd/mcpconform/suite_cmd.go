@@ -18,6 +18,7 @@ import (
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	executor "github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/vectors"
 )
@@ -111,6 +112,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		Parallel:       o.parallel,
 		Want:           wanted(o, files),
 		Tool:           version,
+		CallTools:      o.toolPolicy,
 	}
 	term := progressTerminal(o.quiet, stdout, stderr)
 	var executed, planned atomic.Int64
@@ -303,7 +305,11 @@ func judgeWithin(run *evidence.Run, files []*vectors.File, term *os.File, stop *
 }
 
 func target(run *evidence.Run) reports.Target {
-	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes)}
+	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes), ToolCalls: checks.ToolCallsOf(run)}
+	if len(t.ToolCalls) > 0 {
+		p, _ := checks.ParseToolPolicy(run.CallTools)
+		t.CallTools = p.String()
+	}
 	if len(run.Versions) > 0 {
 		if s := run.Session(run.Versions[0]); s != nil {
 			t.ProtocolVersion = s.Negotiated

@@ -81,8 +81,13 @@ var allowedFails = map[string]map[string]string{
 		"resources-read-uri-not-string":    "ERR-04: resources/read with a numeric uri gets -32603 (a zod error) instead of -32602",
 	},
 	"everything": {
-		"resources-read-missing-uri-param": "ERR-04: resources/read without a uri gets -32603 (a zod error, TypeScript SDK) instead of -32602",
-		"resources-read-uri-not-string":    "ERR-04: resources/read with a numeric uri gets -32603 (a zod error, TypeScript SDK) instead of -32602",
+		// The get-resource-links tool answers with resource_link blocks
+		// whatever version was negotiated; the type exists from
+		// 2025-06-18 (CallToolResult.content, TOOLS-18).
+		"tools-call-result-shape@2024-11-05": "TOOLS-18: a tools/call result holds resource_link blocks, a content type 2024-11-05 does not define",
+		"tools-call-result-shape@2025-03-26": "TOOLS-18: a tools/call result holds resource_link blocks, a content type 2025-03-26 does not define",
+		"resources-read-missing-uri-param":   "ERR-04: resources/read without a uri gets -32603 (a zod error, TypeScript SDK) instead of -32602",
+		"resources-read-uri-not-string":      "ERR-04: resources/read with a numeric uri gets -32603 (a zod error, TypeScript SDK) instead of -32602",
 	},
 }
 

@@ -63,6 +63,12 @@ func promptsChecks() []*Check {
 			Requires:    []string{"prompts"},
 			Judge:       checkMissingArgument,
 		},
+		{
+			ID: "prompts-list-changed-only-if-declared", Requirement: "PROMPTS-17", Area: "prompts",
+			Description: "notifications/prompts/list_changed comes only after the server declared prompts.listChanged (2026-07-28: only on a listen stream that asked for promptsListChanged)",
+			Requires:    []string{"prompts"},
+			Judge:       func(j *J) Finding { return listChangedDeclared(j, "prompts") },
+		},
 	}
 }
 
@@ -226,6 +232,10 @@ func checkMissingArgument(j *J) Finding {
 		case x.Response == nil:
 			if why, ok := timedOut(x); ok {
 				t.undecide(w, "prompt %q without its required arguments: %s", clipString(name, 60), why)
+			} else if x.NoResponse == nil {
+				// Neither an answer nor its absence is in the transcript:
+				// the process went past the budget of what is kept.
+				t.undecide(w, "prompt %q without its required arguments: no answer in the part of the transcript kept", clipString(name, 60))
 			} else {
 				t.violate(w, "prompt %q without its required arguments: %s", clipString(name, 60), gotOf(x))
 			}

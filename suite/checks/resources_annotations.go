@@ -42,7 +42,7 @@ func resourcesAnnotationsChecks() []*Check {
 		},
 		{
 			ID: "icons-shape", Requirement: "RES-ICON-01", Area: "resources",
-			Description: "icons on resources, templates and serverInfo have a src string and well-typed mimeType, sizes and theme",
+			Description: "icons on resources, templates, tools, prompts and serverInfo have a src string and well-typed mimeType, sizes and theme",
 			Judge:       func(j *J) Finding { return checkIcons(j, false) },
 		},
 		{
@@ -235,7 +235,7 @@ func checkIcons(j *J, schemes bool) Finding {
 	for _, l := range []struct {
 		obs evidence.ListObs
 		key string
-	}{{j.Session.Resources(), "uri"}, {j.Session.Templates(), "uriTemplate"}} {
+	}{{j.Session.Resources(), "uri"}, {j.Session.Templates(), "uriTemplate"}, {j.Session.Tools(), "name"}, {j.Session.Prompts(), "name"}} {
 		w := firstPage(l.obs)
 		for i, m := range itemsOf(l.obs) {
 			visit(w, label(m, i, l.key), m["icons"])

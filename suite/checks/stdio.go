@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -332,11 +333,33 @@ func checkShutdown(j *J) Finding {
 	}
 	// The session's last process the harness shut down: one a test
 	// killed on purpose says nothing of how the server ends on stdin EOF.
+	// A process with a request the harness gave up on (a tool still
+	// running, say) may be slow to end for the harness's own doing: one
+	// without is preferred.
 	procs := j.Session.All()
 	p := procs[len(procs)-1]
-	for i := len(procs) - 1; i >= 0; i-- {
-		if e := procs[i].Exit(); e != nil && e.Stage != transcript.BeforeShutdown && e.Stage != transcript.Stopped {
-			p = procs[i]
+	busy := ""
+	for _, quiet := range []bool{true, false} {
+		found := false
+		candidates := procs
+		if quiet {
+			// A probe process the tests left alive shows the same.
+			candidates = append(slices.Clone(j.Session.ProbeProcesses()), procs...)
+		}
+		procs := candidates
+		for i := len(procs) - 1; i >= 0; i-- {
+			e := procs[i].Exit()
+			if e == nil || e.Stage == transcript.BeforeShutdown || e.Stage == transcript.Stopped {
+				continue
+			}
+			abandoned := abandonedRequest(procs[i])
+			if quiet && abandoned != "" {
+				continue
+			}
+			p, busy, found = procs[i], abandoned, true
+			break
+		}
+		if found {
 			break
 		}
 	}
@@ -347,6 +370,8 @@ func checkShutdown(j *J) Finding {
 		return skipped("the process was not shut down (the run was stopped)")
 	case e.Stage == transcript.Stopped:
 		return skipped("the harness stopped the process mid-run (a budget), so its shutdown was not seen")
+	case busy != "" && e.Stage != transcript.StdinEOF:
+		return Finding{Outcome: Recorded, Message: "not judged: " + busy + " was left unanswered when stdin closed, so the server may still have been at work (" + e.String() + ")", Where: exitWhere(p)}
 	case e.Hurried && e.Stage != transcript.StdinEOF:
 		return skipped("the run was interrupted, and the shutdown's waits were cut short")
 	case e.Stage == transcript.BeforeShutdown:
@@ -365,6 +390,17 @@ func checkShutdown(j *J) Finding {
 		return Finding{Outcome: Recorded, Message: what, Where: exitWhere(p)}
 	}
 	return Finding{Outcome: Violation, Message: what, Where: exitWhere(p)}
+}
+
+// abandonedRequest names a request of the process that the harness gave up
+// on (its deadline passed, no answer came), or "".
+func abandonedRequest(p *evidence.Process) string {
+	for _, x := range p.Exchanges() {
+		if _, ok := timedOut(x); ok {
+			return fmt.Sprintf("%s (id %s)", x.Method, clipJSON(x.ID, 40))
+		}
+	}
+	return ""
 }
 
 func exitWhere(p *evidence.Process) *Where {

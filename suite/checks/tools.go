@@ -5,15 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // toolsChecks judge tools/list and the tools it lists (TOOLS-*), from the
-// walk discovery made when the server declared tools. No tool is called
-// here: calling one may change the server's world.
+// walk discovery made when the server declared tools. Tools are called
+// only at the end of the shared session, and only those the --call-tools
+// policy allows (toolCallChecks): calling one may change the server's
+// world.
 func toolsChecks() []*Check {
 	return []*Check{
 		{
@@ -54,6 +59,12 @@ func toolsChecks() []*Check {
 			Description: "every tool name is 1 to 128 characters of ASCII letters, digits, _, - and .",
 			Requires:    []string{"tools"},
 			Judge:       checkToolNames,
+		},
+		{
+			ID: "tools-list-changed-only-if-declared", Requirement: "TOOLS-28", Area: "tools",
+			Description: "notifications/tools/list_changed comes only after the server declared tools.listChanged (2026-07-28: only on a listen stream that asked for toolsListChanged)",
+			Requires:    []string{"tools"},
+			Judge:       func(j *J) Finding { return listChangedDeclared(j, "tools") },
 		},
 	}
 }
@@ -151,18 +162,7 @@ func (noFetch) Load(url string) (any, error) { return nil, &unloadable{url: url}
 // compileSchema compiles a schema as its dialect says (2020-12 when it
 // names none), with every external reference refused.
 func compileSchema(raw json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noFetch{})
-	const loc = "mcpconform:///inputSchema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return err
-	}
-	_, err = c.Compile(loc)
+	_, err := compiled(raw)
 	return err
 }
 
@@ -215,4 +215,418 @@ func checkToolNames(j *J) Finding {
 		}
 	})
 	return t.finding(fmt.Sprintf("%d tool name(s) of the recommended syntax", t.n), "the server lists no tools")
+}
+
+// ToolCallChecks are the checks that judge tools/call of listed tools:
+// the executor calls tools only when one of them is selected.
+var ToolCallChecks = []string{
+	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
+	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
+	"tools-call-invalid-arguments",
+}
+
+// toolCallChecks judge the results of the tools the suite called (only
+// those the --call-tools policy allows: by default the ones annotated
+// readOnlyHint: true), and the tools' own declarations that only matter
+// to a caller (outputSchema, annotations, title).
+func toolCallChecks() []*Check {
+	return []*Check{
+		{
+			ID: "tools-call-result-shape", Requirement: "TOOLS-18", Area: "tools",
+			Description: "every tools/call result has a content array of blocks of types the version defines; isError, when present, is a boolean",
+			Requires:    []string{"tools"},
+			Judge:       checkToolResultShape,
+		},
+		{
+			ID: "tools-call-text-blocks", Requirement: "TOOLS-19", Area: "tools",
+			Description: "every text block of a tools/call result has a string text",
+			Requires:    []string{"tools"},
+			Judge:       checkToolTextBlocks,
+		},
+		{
+			ID: "tools-call-binary-blocks", Requirement: "TOOLS-20", Area: "tools",
+			Description: "every image or audio block of a tools/call result has strict base64 data and a string mimeType",
+			Requires:    []string{"tools"},
+			Judge:       checkToolBinaryBlocks,
+		},
+		{
+			ID: "tools-structured-content-type", Requirement: "TOOLS-24", Area: "tools",
+			Description: "structuredContent, when a tools/call result has it, is a JSON object",
+			Requires:    []string{"tools"},
+			Versions:    []string{wire.V20250618, wire.V20251125},
+			Judge:       checkStructuredType,
+		},
+		{
+			ID: "tools-structured-content-valid", Requirement: "TOOLS-25", Area: "tools",
+			Description: "a tool that declares an outputSchema returns structuredContent valid against it (unless the result is an error)",
+			Requires:    []string{"tools"},
+			Judge:       checkStructuredValid,
+		},
+		{
+			ID: "tools-structured-content-text", Requirement: "TOOLS-26", Area: "tools",
+			Description: "a tools/call result with structuredContent also has a text block holding the same JSON",
+			Requires:    []string{"tools"},
+			Judge:       checkStructuredText,
+		},
+		{
+			ID: "tools-call-invalid-arguments", Requirement: "TOOLS-22", Area: "tools",
+			Description: "a tools/call whose arguments break the tool's inputSchema is refused: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
+			Requires:    []string{"tools"},
+			Judge:       checkInvalidArguments,
+		},
+		{
+			ID: "tools-output-schema", Requirement: "TOOLS-08", Area: "tools",
+			Description: `every outputSchema is a JSON Schema object; up to 2025-11-25 of type "object", with properties an object and required an array of strings when present`,
+			Requires:    []string{"tools"},
+			Judge:       checkOutputSchemas,
+		},
+		{
+			ID: "tools-annotations", Requirement: "TOOLS-10", Area: "tools",
+			Description: "every tool's annotations, when present, is an object whose title is a string and whose hints are booleans",
+			Requires:    []string{"tools"},
+			Judge:       checkToolAnnotations,
+		},
+		{
+			ID: "tools-title", Requirement: "TOOLS-09", Area: "tools",
+			Description: "every tool's title, when present, is a string",
+			Requires:    []string{"tools"},
+			Judge:       checkToolTitles,
+		},
+	}
+}
+
+// eachToolResult calls f with every tools/call the suite made that got a
+// result. An error answer is legal (the tool may fail on the arguments
+// the suite built): with record set it is recorded. Silence is left to
+// every-request-answered.
+func eachToolResult(j *J, t *tally, record bool, f func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where)) {
+	for _, c := range j.Session.ToolCalls() {
+		x := c.X
+		if x.Stopped() || !x.OK() {
+			continue
+		}
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		if !x.Response.Has("result") {
+			if record && !c.Invalid {
+				t.judged()
+				t.record(w, "tool %q: an error: %s", clipString(c.Name, 60), clipJSON(x.Response.Error, 160))
+			}
+			continue
+		}
+		res := wire.Object(x.Response.Result)
+		if res == nil {
+			continue // judged by jsonrpc-result-object
+		}
+		f(c, res, w)
+	}
+}
+
+// eachBlock calls f with every content block of every tools/call result.
+func eachBlock(j *J, t *tally, f func(c *evidence.ToolCall, k int, b map[string]json.RawMessage, w *Where)) {
+	eachToolResult(j, t, false, func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where) {
+		blocks, _ := wire.Array(res["content"])
+		for k, raw := range blocks {
+			if b := wire.Object(raw); b != nil {
+				f(c, k, b, w)
+			}
+		}
+	})
+}
+
+func checkToolResultShape(j *J) Finding {
+	t := &tally{}
+	types := promptContentTypes(j.Version)
+	eachToolResult(j, t, true, func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where) {
+		t.judged()
+		what := fmt.Sprintf("tool %q", clipString(c.Name, 60))
+		if e, ok := res["isError"]; ok && wire.Type(e) != "boolean" {
+			t.violate(w, "%s: isError is %s, want a boolean", what, describeType(e))
+		}
+		blocks, ok := wire.Array(res["content"])
+		if !ok {
+			t.violate(w, "%s: content is %s, want an array of content blocks", what, describeType(res["content"]))
+			return
+		}
+		for k, raw := range blocks {
+			b := wire.Object(raw)
+			if b == nil {
+				t.violate(w, "%s: content[%d] is %s, want a content block (an object)", what, k, describeType(raw))
+				continue
+			}
+			if typ, _ := wire.String(b["type"]); !slices.Contains(types, typ) {
+				t.violate(w, "%s: content[%d] has the type %s, which %s does not define (it has %v)", what, k, clipJSON(b["type"], 40), j.Version, types)
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d tools/call result(s), each with a content array of known block types", t.n), noToolCall(j))
+}
+
+func checkToolTextBlocks(j *J) Finding {
+	t := &tally{}
+	eachBlock(j, t, func(c *evidence.ToolCall, k int, b map[string]json.RawMessage, w *Where) {
+		if typ, _ := wire.String(b["type"]); typ != "text" {
+			return
+		}
+		t.judged()
+		if _, ok := wire.String(b["text"]); !ok {
+			t.violate(w, "tool %q: content[%d] is a text block whose text is %s, want a string", clipString(c.Name, 60), k, describeType(b["text"]))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d text block(s), each with a string text", t.n), "no tools/call result held a text block")
+}
+
+func checkToolBinaryBlocks(j *J) Finding {
+	t := &tally{}
+	eachBlock(j, t, func(c *evidence.ToolCall, k int, b map[string]json.RawMessage, w *Where) {
+		typ, _ := wire.String(b["type"])
+		if typ != "image" && typ != "audio" {
+			return
+		}
+		t.judged()
+		at := fmt.Sprintf("tool %q: content[%d] (%s)", clipString(c.Name, 60), k, typ)
+		if data, ok := wire.String(b["data"]); !ok {
+			t.violate(w, "%s: data is %s, want a base64 string", at, describeType(b["data"]))
+		} else if err := wire.StrictBase64(data); err != nil {
+			t.violate(w, "%s: data is not base64: %v", at, err)
+		}
+		if _, ok := wire.String(b["mimeType"]); !ok {
+			t.violate(w, "%s: mimeType is %s, want a string", at, describeType(b["mimeType"]))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d image or audio block(s), each with base64 data and a mimeType", t.n), "no tools/call result held an image or audio block")
+}
+
+// eachStructured calls f with every tools/call result that holds
+// structuredContent, counted as judged.
+func eachStructured(j *J, t *tally, f func(c *evidence.ToolCall, res map[string]json.RawMessage, sc json.RawMessage, w *Where)) {
+	eachToolResult(j, t, false, func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where) {
+		if sc, ok := res["structuredContent"]; ok {
+			t.judged()
+			f(c, res, sc, w)
+		}
+	})
+}
+
+func checkStructuredType(j *J) Finding {
+	t := &tally{}
+	eachStructured(j, t, func(c *evidence.ToolCall, _ map[string]json.RawMessage, sc json.RawMessage, w *Where) {
+		if wire.Object(sc) == nil {
+			t.violate(w, "tool %q: structuredContent is %s, want an object", clipString(c.Name, 60), describeType(sc))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d structuredContent value(s), each an object", t.n), "no tools/call result held structuredContent")
+}
+
+func checkStructuredValid(j *J) Finding {
+	t := &tally{}
+	eachToolResult(j, t, false, func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where) {
+		schema, ok := wire.Object(c.Item)["outputSchema"]
+		if !ok || c.Invalid || string(res["isError"]) == "true" {
+			return
+		}
+		what := fmt.Sprintf("tool %q", clipString(c.Name, 60))
+		sch, err := compiled(schema)
+		if err != nil {
+			t.judged()
+			t.record(w, "%s: its outputSchema does not compile (%s): not judged", what, clipString(schemaProblem(err), 160))
+			return
+		}
+		t.judged()
+		sc, ok := res["structuredContent"]
+		if !ok {
+			t.violate(w, "%s declares an outputSchema, and its result has no structuredContent", what)
+			return
+		}
+		v, err := decodeSchemaValue(sc)
+		if err == nil {
+			err = sch.Validate(v)
+		}
+		if err != nil {
+			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(schemaProblem(err), 240))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), "no tool with an outputSchema was called, or none answered with a result")
+}
+
+func checkStructuredText(j *J) Finding {
+	t := &tally{}
+	eachStructured(j, t, func(c *evidence.ToolCall, res map[string]json.RawMessage, sc json.RawMessage, w *Where) {
+		blocks, _ := wire.Array(res["content"])
+		for _, raw := range blocks {
+			b := wire.Object(raw)
+			if typ, _ := wire.String(b["type"]); typ != "text" {
+				continue
+			}
+			if text, ok := wire.String(b["text"]); ok && json.Valid([]byte(text)) && wire.Equal(json.RawMessage(text), sc) {
+				return
+			}
+		}
+		t.violate(w, "tool %q returns structuredContent, and no text block holds the same JSON", clipString(c.Name, 60))
+	})
+	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), "no tools/call result held structuredContent")
+}
+
+func checkInvalidArguments(j *J) Finding {
+	t := &tally{}
+	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
+	for _, c := range j.Session.ToolCalls() {
+		x := c.X
+		if !c.Invalid || x.Stopped() || x.NotSent() {
+			continue
+		}
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		what := fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120))
+		t.judged()
+		switch {
+		case x.Response == nil:
+			if why, ok := timedOut(x); ok {
+				t.undecide(w, "%s: %s", what, why)
+			}
+			// An exit is judged by the checks of the process's end.
+		case x.Response.Has("error"):
+			// A protocol error refuses the call in every version.
+		case string(wire.Object(x.Response.Result)["isError"]) == "true":
+			if protocolError {
+				t.record(w, "%s: a tool result with isError true; %s calls invalid arguments a protocol error", what, j.Version)
+			}
+		default:
+			t.dispute(w, "%s: the tool ran and succeeded; arguments that break its inputSchema should be refused (%s)", what, map[bool]string{true: "a JSON-RPC error", false: "a result with isError true"}[protocolError])
+		}
+	}
+	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), "no tool the suite called has an inputSchema it could break")
+}
+
+func argumentsOf(x *evidence.Exchange) json.RawMessage {
+	if x.Request == nil {
+		return nil
+	}
+	return wire.Object(x.Request.Params)["arguments"]
+}
+
+// noToolCall says why a check of tool results judged nothing: which
+// policy kept the listed tools from being called.
+func noToolCall(j *J) string {
+	if len(j.Session.Tools().Items) == 0 {
+		return "the server lists no tools"
+	}
+	p, _ := ParseToolPolicy(j.Run.CallTools)
+	return fmt.Sprintf("no listed tool was called (--call-tools %s)", p)
+}
+
+func checkOutputSchemas(j *J) Finding {
+	t := &tally{}
+	modern := wire.AtLeast(j.Version, wire.V20260728)
+	eachTool(j, func(m map[string]json.RawMessage, what string, w *Where) {
+		raw, ok := m["outputSchema"]
+		if m == nil || !ok {
+			return
+		}
+		t.judged()
+		schema := wire.Object(raw)
+		if schema == nil {
+			t.violate(w, "%s: outputSchema is %s, want a JSON Schema object", what, describeType(raw))
+			return
+		}
+		if modern {
+			return // any schema object, whatever its root type
+		}
+		if typ, _ := wire.String(schema["type"]); typ != "object" {
+			t.violate(w, "%s: outputSchema.type is %s, want \"object\"", what, clipJSON(schema["type"], 40))
+		}
+		if p, ok := schema["properties"]; ok && wire.Object(p) == nil {
+			t.violate(w, "%s: outputSchema.properties is %s, want an object", what, describeType(p))
+		}
+		if r, ok := schema["required"]; ok {
+			names, isArray := wire.Array(r)
+			for _, n := range names {
+				isArray = isArray && wire.Type(n) == "string"
+			}
+			if !isArray {
+				t.violate(w, "%s: outputSchema.required is %s, want an array of strings", what, clipJSON(r, 60))
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d outputSchema(s) of the version's shape", t.n), "no listed tool has an outputSchema")
+}
+
+// toolHints are the boolean hints of ToolAnnotations.
+var toolHints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+func checkToolAnnotations(j *J) Finding {
+	t := &tally{}
+	eachTool(j, func(m map[string]json.RawMessage, what string, w *Where) {
+		raw, ok := m["annotations"]
+		if m == nil || !ok {
+			return
+		}
+		t.judged()
+		a := wire.Object(raw)
+		if a == nil {
+			t.violate(w, "%s: annotations is %s, want an object", what, describeType(raw))
+			return
+		}
+		if v, ok := a["title"]; ok && wire.Type(v) != "string" {
+			t.violate(w, "%s: annotations.title is %s, want a string", what, describeType(v))
+		}
+		for _, h := range toolHints {
+			if v, ok := a[h]; ok && wire.Type(v) != "boolean" {
+				t.violate(w, "%s: annotations.%s is %s, want a boolean", what, h, describeType(v))
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("%d tool annotation object(s) of the right types", t.n), "no listed tool has annotations")
+}
+
+func checkToolTitles(j *J) Finding {
+	t := &tally{}
+	eachTool(j, func(m map[string]json.RawMessage, what string, w *Where) {
+		raw, ok := m["title"]
+		if m == nil || !ok {
+			return
+		}
+		t.judged()
+		if wire.Type(raw) != "string" {
+			t.violate(w, "%s: title is %s, want a string", what, describeType(raw))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d tool title(s), each a string", t.n), "no listed tool has a title")
+}
+
+// ToolCallsOf says, for every tool listed in each session of the run,
+// whether the run called it and, when it did not, why (the policy, or a
+// schema the suite could not fill in safely).
+func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
+	p, _ := ParseToolPolicy(run.CallTools)
+	var out []reports.ToolCall
+	for _, v := range run.Versions {
+		s := run.Session(v)
+		if s == nil {
+			continue
+		}
+		called, unanswered := map[string]bool{}, map[string]string{}
+		for _, c := range s.ToolCalls() {
+			if c.Invalid {
+				continue
+			}
+			called[c.Name] = true
+			if why, ok := timedOut(c.X); ok {
+				unanswered[c.Name] = "called, but " + strings.TrimPrefix(why, "not judged: ") + ": its result was not judged"
+			}
+		}
+		for _, it := range s.Tools().Items {
+			name, _, why := PlanToolCall(it, p)
+			if name == "" {
+				continue
+			}
+			tc := reports.ToolCall{Name: name, ProtocolVersion: v, Called: called[name], Why: unanswered[name]}
+			if !tc.Called {
+				if why == "" {
+					why = "not reached (the session ended, or the budget of calls was spent)"
+				}
+				tc.Why = why
+			}
+			out = append(out, tc)
+		}
+	}
+	return out
 }

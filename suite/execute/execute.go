@@ -66,6 +66,8 @@ type Config struct {
 	Progress func(done, total int, id string)
 	// Tool is the version of mcpconform, recorded in the evidence.
 	Tool string
+	// CallTools says which listed tools may be called (--call-tools).
+	CallTools checks.ToolPolicy
 }
 
 // runLines and runKeptBytes bound what the transcripts of a run hold in
@@ -120,7 +122,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 		cfg.Want = func(string) bool { return true }
 	}
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes)}
-	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage()}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Want(t.ID) {
@@ -233,13 +235,27 @@ func (p *proc) end(hurry bool) {
 	if p == nil || p.c == nil {
 		return
 	}
-	if hurry {
+	if hurry || abandonedToolCall(p.ev) {
+		// A tool still running after its deadline can hold the server
+		// up; that process's shutdown is not judged (exits-on-stdin-eof
+		// prefers another), so it is not waited out.
 		p.c.CloseNow()
 	} else {
 		p.c.Close()
 	}
 	p.ev.StderrTail = p.c.StderrTail()
 	p.ev.StderrBytes = p.c.StderrBytes()
+}
+
+// abandonedToolCall reports whether a tools/call of the process went past
+// its deadline unanswered.
+func abandonedToolCall(p *evidence.Process) bool {
+	for _, x := range p.Exchanges() {
+		if (x.Tag == evidence.TagToolCall || x.Tag == evidence.TagToolCallInvalid) && x.Response == nil && x.NoResponse != nil && x.NoResponse.Reason == transcript.ReasonTimeout {
+			return true
+		}
+	}
+	return false
 }
 
 // alive reports whether the process has not exited on its own.

@@ -39,6 +39,10 @@ type live struct {
 	// and goes on waiting in the background (bg).
 	chain bool
 	bg    sync.WaitGroup
+	// tools are the calls of read-only tools running alongside the shared
+	// tests; laterTools, the calls of other tools, made after them.
+	tools      sync.WaitGroup
+	laterTools []func()
 }
 
 // openLegacy starts a process and initializes it offering version offer.
@@ -244,6 +248,7 @@ func isTimeout(err error) bool {
 
 // sharedWork runs the session probes and the shared vector tests.
 func (l *live) sharedWork(ctx context.Context) {
+	l.startToolCalls(ctx)
 	if l.modern {
 		l.modernProbes(ctx)
 	} else {
@@ -260,7 +265,82 @@ func (l *live) sharedWork(ctx context.Context) {
 	if l.modern {
 		l.listAfter(ctx)
 	}
+	l.waitToolCalls(ctx)
 	l.settleReplies(l.p, 50*time.Millisecond)
+}
+
+// toolCallDeadline bounds each call of a listed tool: a tool may run as
+// long as it likes (the spec sets no limit), so one that has not answered
+// by then is not judged, and the run does not wait on it. It is shorter
+// than the request deadline, so every-request-answered only records the
+// silence.
+const toolCallDeadline = 3 * time.Second
+
+// startToolCalls calls the listed tools the user's policy allows (by
+// default those annotated readOnlyHint: true), each with arguments built
+// from its inputSchema and then with those arguments broken. The calls
+// run alongside the shared tests: a read-only tool does not change what
+// the server holds. Tools the policy allows that are not read-only are
+// called after the shared tests, one after another (waitToolCalls). A
+// tool whose schema the suite cannot fill in safely is not called.
+func (l *live) startToolCalls(ctx context.Context) {
+	if !l.s.Caps().Has("tools") || !l.x.wanted(checks.ToolCallChecks...) {
+		return
+	}
+	calls := 0
+	for _, it := range l.s.Tools().Items {
+		name, args, why := checks.PlanToolCall(it, l.x.cfg.CallTools)
+		if why != "" {
+			continue
+		}
+		if calls == evidence.MaxReads {
+			l.p.c.Budget(transcript.Budget{What: "calls of listed tools", Limit: fmt.Sprintf("the first %d were called", evidence.MaxReads)})
+			return
+		}
+		calls++
+		if !checks.ReadOnly(it) {
+			l.laterTools = append(l.laterTools, func() { l.callTool(ctx, l.p, it, name, args) })
+			continue
+		}
+		p := l.p // a replacement of the process later is not this call's
+		l.tools.Add(1)
+		go func() {
+			defer l.tools.Done()
+			l.callTool(ctx, p, it, name, args)
+		}()
+	}
+}
+
+// waitToolCalls waits for the calls startToolCalls began, then makes the
+// calls of tools that are not read-only.
+func (l *live) waitToolCalls(ctx context.Context) {
+	l.tools.Wait()
+	for _, call := range l.laterTools {
+		if ctx.Err() != nil || !l.p.alive() {
+			return
+		}
+		call()
+	}
+	l.laterTools = nil
+}
+
+// callTool calls a tool with args, then, when its inputSchema has a rule
+// to break, with args broken.
+func (l *live) callTool(ctx context.Context, p *proc, tool json.RawMessage, name string, args map[string]any) {
+	do := func(tag string, args map[string]any) {
+		params := any(map[string]any{"name": name, "arguments": args})
+		if l.modern {
+			var err error
+			if params, err = envelope.Wrap(params); err != nil {
+				return
+			}
+		}
+		p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
+	}
+	do(evidence.TagToolCall, args)
+	if broken, _, ok := checks.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
+		do(evidence.TagToolCallInvalid, broken)
+	}
 }
 
 // finalWork runs the tests that must come last in the version's process.

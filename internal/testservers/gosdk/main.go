@@ -77,5 +77,20 @@ func newServer() *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("touched %s", in.URI)}}}, nil, nil
 		})
+	// A read-only tool with an output schema the SDK infers: the suite
+	// calls it by default and judges its structured result.
+	mcp.AddTool(server, &mcp.Tool{Name: "add", Description: "Adds a and b.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addInput) (*mcp.CallToolResult, addOutput, error) {
+			return nil, addOutput{Sum: in.A + in.B}, nil
+		})
 	return server
+}
+
+type addInput struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
+
+type addOutput struct {
+	Sum float64 `json:"sum"`
 }

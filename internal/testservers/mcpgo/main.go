@@ -115,5 +115,29 @@ func newServer() *server.MCPServer {
 		}
 		return mcp.NewToolResultText("touched " + uri), nil
 	})
+	// A read-only tool with an output schema: the suite calls it by
+	// default and judges its structured result.
+	s.AddTool(mcp.NewTool("add",
+		mcp.WithDescription("Adds a and b."),
+		mcp.WithNumber("a", mcp.Required()),
+		mcp.WithNumber("b", mcp.Required()),
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithOutputSchema[addOutput](),
+	), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		a, err := req.RequireFloat("a")
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		b, err := req.RequireFloat("b")
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		out := addOutput{Sum: a + b}
+		return mcp.NewToolResultStructured(out, fmt.Sprintf(`{"sum":%v}`, out.Sum)), nil
+	})
 	return s
+}
+
+type addOutput struct {
+	Sum float64 `json:"sum"`
 }

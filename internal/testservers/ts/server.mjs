@@ -72,4 +72,16 @@ server.registerTool("touch", {
   return { content: [{ type: "text", text: `touched ${uri}` }] };
 });
 
+// A read-only tool with an output schema: the suite calls it by default
+// and judges its structured result.
+server.registerTool("add", {
+  description: "Adds a and b.",
+  inputSchema: { a: z.number(), b: z.number() },
+  outputSchema: { sum: z.number() },
+  annotations: { readOnlyHint: true },
+}, async ({ a, b }) => {
+  const out = { sum: a + b };
+  return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
+});
+
 await server.connect(new StdioServerTransport());

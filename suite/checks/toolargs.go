@@ -1,0 +1,381 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/wire"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// ToolPolicy says which listed tools the suite may call. Calling a tool
+// may change the world the server acts on, so by default only tools whose
+// annotations say readOnlyHint: true are called.
+type ToolPolicy struct {
+	// Mode is "readonly" (the default), "all", "none" or "names".
+	Mode string
+	// Names are the tools "names" allows.
+	Names []string
+}
+
+// ParseToolPolicy reads --call-tools: all, none, readonly, or a
+// comma-separated list of tool names.
+func ParseToolPolicy(s string) (ToolPolicy, error) {
+	switch s {
+	case "", "readonly":
+		return ToolPolicy{Mode: "readonly"}, nil
+	case "all", "none":
+		return ToolPolicy{Mode: s}, nil
+	}
+	var names []string
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return ToolPolicy{}, fmt.Errorf("--call-tools %q: want all, none, readonly or tool names separated by commas", s)
+	}
+	return ToolPolicy{Mode: "names", Names: names}, nil
+}
+
+// String is the policy as --call-tools spells it.
+func (p ToolPolicy) String() string {
+	if p.Mode == "names" {
+		return strings.Join(p.Names, ",")
+	}
+	if p.Mode == "" {
+		return "readonly"
+	}
+	return p.Mode
+}
+
+// Allows says whether the policy lets the suite call a listed tool, and
+// why not when it does not.
+func (p ToolPolicy) Allows(tool map[string]json.RawMessage) (bool, string) {
+	name, _ := wire.String(tool["name"])
+	switch p.Mode {
+	case "all":
+		return true, ""
+	case "none":
+		return false, "--call-tools none"
+	case "names":
+		if slices.Contains(p.Names, name) {
+			return true, ""
+		}
+		return false, "not named in --call-tools"
+	}
+	if string(wire.Object(tool["annotations"])["readOnlyHint"]) == "true" {
+		return true, "" // the same test as ReadOnly
+	}
+	return false, "its annotations do not say readOnlyHint: true (by default only read-only tools are called; --call-tools all or --call-tools NAME calls it)"
+}
+
+// ReadOnly reports whether a listed tool's annotations say readOnlyHint:
+// true, "the tool does not modify its environment".
+func ReadOnly(tool json.RawMessage) bool {
+	return string(wire.Object(wire.Object(tool)["annotations"])["readOnlyHint"]) == "true"
+}
+
+// PlanToolCall says whether the suite calls a listed tool under the
+// policy, and with which arguments: args is nil and why says why when it
+// does not.
+func PlanToolCall(tool json.RawMessage, p ToolPolicy) (name string, args map[string]any, why string) {
+	m := wire.Object(tool)
+	name, ok := wire.String(m["name"])
+	if !ok {
+		return "", nil, "it has no name"
+	}
+	if ok, why := p.Allows(m); !ok {
+		return name, nil, why
+	}
+	args, why = ToolArguments(m["inputSchema"])
+	return name, args, why
+}
+
+// ToolArguments builds arguments that satisfy an inputSchema, filling in
+// only the required properties, from the schema's own const, enum,
+// default or examples where it gives them, else the plainest value of the
+// type. It refuses (why says so) wherever a value cannot be built safely:
+// a pattern, a format other than date, time, date-time, email or uuid (a
+// URI may be fetched), references, or arguments the schema, compiled,
+// does not accept.
+func ToolArguments(raw json.RawMessage) (map[string]any, string) {
+	schema := wire.Object(raw)
+	if schema == nil {
+		return nil, "its inputSchema is not an object"
+	}
+	v, why := sampleValue(raw, 0)
+	if why != "" {
+		return nil, why
+	}
+	args, ok := v.(map[string]any)
+	if !ok {
+		return nil, "its inputSchema does not describe an object"
+	}
+	if err := validateArgs(raw, args); err != nil {
+		return nil, "the arguments the suite could build do not satisfy its inputSchema: " + clipString(schemaProblem(err), 160)
+	}
+	return args, ""
+}
+
+// BrokenArguments returns args with one rule of the inputSchema broken: a
+// required property left out, else a declared property given a value of
+// another type. what says which; ok is false when the schema constrains
+// nothing that can be broken.
+func BrokenArguments(raw json.RawMessage, args map[string]any) (broken map[string]any, what string, ok bool) {
+	schema := wire.Object(raw)
+	req, _ := wire.Array(schema["required"])
+	for _, r := range req {
+		if n, ok := wire.String(r); ok {
+			broken = map[string]any{}
+			for k, v := range args {
+				if k != n {
+					broken[k] = v
+				}
+			}
+			if validateArgs(raw, broken) != nil {
+				return broken, fmt.Sprintf("the required property %q left out", n), true
+			}
+		}
+	}
+	props := wire.Object(schema["properties"])
+	for _, k := range sortedKeys(props) {
+		typ, _ := wire.String(wire.Object(props[k])["type"])
+		var wrong any
+		switch typ {
+		case "string":
+			wrong = 12345
+		case "number", "integer", "boolean", "array", "object":
+			wrong = "mcpconform: not a " + typ
+		default:
+			continue
+		}
+		broken = map[string]any{}
+		for kk, v := range args {
+			broken[kk] = v
+		}
+		broken[k] = wrong
+		if validateArgs(raw, broken) != nil {
+			return broken, fmt.Sprintf("the property %q given a value that is not of type %s", k, typ), true
+		}
+	}
+	return nil, "", false
+}
+
+// validateArgs checks arguments against an inputSchema, compiled as its
+// dialect says with every external reference refused.
+func validateArgs(raw json.RawMessage, args map[string]any) error {
+	sch, err := compiled(raw)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	v, err := decodeSchemaValue(b)
+	if err != nil {
+		return err
+	}
+	return sch.Validate(v)
+}
+
+// safeFormats are the string formats the suite fills in, with the value.
+var safeFormats = map[string]string{
+	"date":      "2024-01-01",
+	"time":      "12:00:00Z",
+	"date-time": "2024-01-01T12:00:00Z",
+	"email":     "someone@example.com",
+	"uuid":      "00000000-0000-4000-8000-000000000000",
+}
+
+// sampleValue builds the plainest value a schema accepts, or says why it
+// will not.
+func sampleValue(raw json.RawMessage, depth int) (any, string) {
+	if depth > 8 {
+		return nil, "its inputSchema nests too deeply to fill in"
+	}
+	if string(raw) == "true" || len(raw) == 0 {
+		return "example", ""
+	}
+	s := wire.Object(raw)
+	if s == nil {
+		return nil, "a part of its inputSchema is not an object"
+	}
+	for _, k := range []string{"$ref", "$dynamicRef", "allOf", "not", "if", "dependentSchemas", "dependentRequired"} {
+		if _, ok := s[k]; ok {
+			return nil, "its inputSchema uses " + k + ", which the suite does not fill in"
+		}
+	}
+	for _, k := range []string{"const", "default"} {
+		if v, ok := s[k]; ok {
+			return decode(v), ""
+		}
+	}
+	for _, k := range []string{"enum", "examples"} {
+		if vs, ok := wire.Array(s[k]); ok && len(vs) > 0 {
+			return decode(vs[0]), ""
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if alts, ok := wire.Array(s[k]); ok && len(alts) > 0 {
+			return sampleValue(alts[0], depth+1)
+		}
+	}
+	typ, _ := wire.String(s["type"])
+	if types, ok := wire.Array(s["type"]); ok {
+		for _, t := range types {
+			if n, _ := wire.String(t); n != "null" || typ == "" {
+				typ = n
+			}
+		}
+	}
+	if typ == "" {
+		if _, ok := s["properties"]; ok {
+			typ = "object"
+		} else {
+			return "example", ""
+		}
+	}
+	switch typ {
+	case "null":
+		return nil, ""
+	case "boolean":
+		return false, ""
+	case "string":
+		return sampleString(s)
+	case "number", "integer":
+		return sampleNumber(s, typ == "integer")
+	case "array":
+		n, _ := wire.Int(s["minItems"])
+		out := []any{}
+		for i := int64(0); i < n; i++ {
+			v, why := sampleValue(s["items"], depth+1)
+			if why != "" {
+				return nil, why
+			}
+			out = append(out, v)
+		}
+		return out, ""
+	case "object":
+		out := map[string]any{}
+		props := wire.Object(s["properties"])
+		req, _ := wire.Array(s["required"])
+		for _, r := range req {
+			n, ok := wire.String(r)
+			if !ok {
+				continue
+			}
+			v, why := sampleValue(props[n], depth+1)
+			if why != "" {
+				return nil, why
+			}
+			out[n] = v
+		}
+		return out, ""
+	}
+	return nil, fmt.Sprintf("its inputSchema has the type %q", typ)
+}
+
+func sampleString(s map[string]json.RawMessage) (any, string) {
+	if _, ok := s["pattern"]; ok {
+		return nil, "a string property of its inputSchema has a pattern, which the suite does not fill in"
+	}
+	if f, ok := wire.String(s["format"]); ok {
+		v, safe := safeFormats[f]
+		if !safe {
+			return nil, fmt.Sprintf("a string property of its inputSchema has the format %q, which the suite does not fill in", f)
+		}
+		return v, ""
+	}
+	v := "example"
+	if n, ok := wire.Int(s["minLength"]); ok && int64(len(v)) < n {
+		if n > 1024 {
+			return nil, "a string property of its inputSchema needs more than 1024 characters"
+		}
+		v += strings.Repeat("x", int(n)-len(v))
+	}
+	if n, ok := wire.Int(s["maxLength"]); ok && int64(len(v)) > n {
+		v = v[:max(n, 0)]
+	}
+	return v, ""
+}
+
+func sampleNumber(s map[string]json.RawMessage, integer bool) (any, string) {
+	fits := func(v float64) bool {
+		if integer && v != math.Trunc(v) {
+			return false
+		}
+		for _, b := range []struct {
+			key string
+			bad func(v, b float64) bool
+		}{
+			{"minimum", func(v, b float64) bool { return v < b }},
+			{"exclusiveMinimum", func(v, b float64) bool { return v <= b }},
+			{"maximum", func(v, b float64) bool { return v > b }},
+			{"exclusiveMaximum", func(v, b float64) bool { return v >= b }},
+		} {
+			if f, ok := wire.Number(s[b.key]); ok && b.bad(v, f) {
+				return false
+			}
+		}
+		if m, ok := wire.Number(s["multipleOf"]); ok && m > 0 && math.Abs(v/m-math.Round(v/m)) > 1e-9 {
+			return false
+		}
+		return true
+	}
+	// The plainest numbers first, then ones near the bounds.
+	candidates := []float64{1, 0}
+	for _, key := range []string{"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf"} {
+		if f, ok := wire.Number(s[key]); ok {
+			candidates = append(candidates, f, f+1, f-1, math.Ceil(f), math.Floor(f))
+		}
+	}
+	lo, okLo := wire.Number(s["exclusiveMinimum"])
+	hi, okHi := wire.Number(s["exclusiveMaximum"])
+	if okLo && okHi {
+		candidates = append(candidates, (lo+hi)/2)
+	}
+	for _, v := range candidates {
+		if fits(v) {
+			if integer {
+				return int64(v), ""
+			}
+			return v, ""
+		}
+	}
+	return nil, "a number property of its inputSchema has bounds the suite cannot meet"
+}
+
+func decode(raw json.RawMessage) any {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	return v
+}
+
+// compiled compiles a schema as its dialect says (2020-12 when it names
+// none), with every external reference refused.
+func compiled(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noFetch{})
+	const loc = "mcpconform:///schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+// decodeSchemaValue decodes JSON the way the schema library validates it
+// (numbers kept exact).
+func decodeSchemaValue(raw json.RawMessage) (any, error) {
+	return jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+}

@@ -1,0 +1,115 @@
+package checks_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/suite/checks"
+)
+
+// TestToolArguments builds arguments from inputSchemas: the required
+// properties only, from the schema's own values where it gives them, and
+// refuses what it cannot fill in safely.
+func TestToolArguments(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		want         map[string]any
+		refused      string // a word of why, when refused
+	}{
+		{"no properties", `{"type":"object"}`, map[string]any{}, ""},
+		{"optional left out", `{"type":"object","properties":{"a":{"type":"string"}}}`, map[string]any{}, ""},
+		{"plain types", `{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number"},"i":{"type":"integer"},"b":{"type":"boolean"},"a":{"type":"array"},"o":{"type":"object"}},"required":["s","n","i","b","a","o"]}`,
+			map[string]any{"s": "example", "n": 1.0, "i": float64(1), "b": false, "a": []any{}, "o": map[string]any{}}, ""},
+		{"schema's own values", `{"type":"object","properties":{"e":{"enum":["x","y"]},"c":{"const":3},"d":{"type":"string","default":"dd"},"x":{"type":"string","examples":["ex"]}},"required":["e","c","d","x"]}`,
+			map[string]any{"e": "x", "c": 3.0, "d": "dd", "x": "ex"}, ""},
+		{"bounds", `{"type":"object","properties":{"n":{"type":"integer","minimum":5,"maximum":9},"m":{"type":"number","exclusiveMaximum":0},"s":{"type":"string","minLength":10,"maxLength":12}},"required":["n","m","s"]}`,
+			map[string]any{"n": float64(5), "m": -1.0, "s": "examplexxx"}, ""},
+		{"nested and items", `{"type":"object","properties":{"o":{"type":"object","properties":{"k":{"type":"string"}},"required":["k"]},"a":{"type":"array","items":{"type":"integer"},"minItems":2}},"required":["o","a"]}`,
+			map[string]any{"o": map[string]any{"k": "example"}, "a": []any{float64(1), float64(1)}}, ""},
+		{"safe format", `{"type":"object","properties":{"d":{"type":"string","format":"date"}},"required":["d"]}`, map[string]any{"d": "2024-01-01"}, ""},
+		{"nullable type list", `{"type":"object","properties":{"s":{"type":["string","null"]}},"required":["s"]}`, map[string]any{"s": "example"}, ""},
+		{"uri format", `{"type":"object","properties":{"u":{"type":"string","format":"uri"}},"required":["u"]}`, nil, "format"},
+		{"pattern", `{"type":"object","properties":{"p":{"type":"string","pattern":"^[0-9]+$"}},"required":["p"]}`, nil, "pattern"},
+		{"reference", `{"type":"object","properties":{"r":{"$ref":"#/$defs/r"}},"required":["r"],"$defs":{"r":{"type":"string"}}}`, nil, "$ref"},
+		{"unmeetable bounds", `{"type":"object","properties":{"n":{"type":"integer","minimum":3,"maximum":2}},"required":["n"]}`, nil, "bounds"},
+		{"not an object", `{"type":"string"}`, nil, "object"},
+		{"rejected by the schema", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false,"minProperties":2}`, nil, "satisfy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := checks.ToolArguments(json.RawMessage(tc.schema))
+			if tc.refused != "" {
+				if got != nil || !strings.Contains(why, tc.refused) {
+					t.Fatalf("got %v, %q; want a refusal saying %q", got, why, tc.refused)
+				}
+				return
+			}
+			if why != "" {
+				t.Fatalf("refused: %s", why)
+			}
+			// Compare as JSON values: numbers are numbers, whatever Go type.
+			var norm map[string]any
+			b, _ := json.Marshal(got)
+			_ = json.Unmarshal(b, &norm)
+			if d := cmp.Diff(tc.want, norm); d != "" {
+				t.Fatalf("arguments (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestBrokenArguments(t *testing.T) {
+	required := json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)
+	args, _ := checks.ToolArguments(required)
+	broken, what, ok := checks.BrokenArguments(required, args)
+	if !ok || len(broken) != 1 || !strings.Contains(what, `"a" left out`) {
+		t.Fatalf("got %v, %q, %v; want a left out", broken, what, ok)
+	}
+	typed := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string"}}}`)
+	broken, what, ok = checks.BrokenArguments(typed, map[string]any{})
+	if !ok || broken["s"] == nil || !strings.Contains(what, "type string") {
+		t.Fatalf("got %v, %q, %v; want s of another type", broken, what, ok)
+	}
+	if _, _, ok := checks.BrokenArguments(json.RawMessage(`{"type":"object"}`), map[string]any{}); ok {
+		t.Fatal("a schema that constrains nothing was broken")
+	}
+}
+
+// TestToolPolicy: by default only tools annotated readOnlyHint: true are
+// called; a destructive or unannotated one never is.
+func TestToolPolicy(t *testing.T) {
+	tools := map[string]string{
+		"reader":      `{"name":"reader","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+		"destroyer":   `{"name":"destroyer","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}`,
+		"unannotated": `{"name":"unannotated","inputSchema":{"type":"object"}}`,
+		"stringy":     `{"name":"stringy","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"true"}}`,
+	}
+	for _, tc := range []struct {
+		flag   string
+		called []string
+	}{
+		{"", []string{"reader"}},
+		{"readonly", []string{"reader"}},
+		{"none", nil},
+		{"all", []string{"destroyer", "reader", "stringy", "unannotated"}},
+		{"destroyer, unannotated", []string{"destroyer", "unannotated"}},
+	} {
+		p, err := checks.ParseToolPolicy(tc.flag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var called []string
+		for _, name := range []string{"destroyer", "reader", "stringy", "unannotated"} {
+			if _, _, why := checks.PlanToolCall(json.RawMessage(tools[name]), p); why == "" {
+				called = append(called, name)
+			}
+		}
+		if d := cmp.Diff(tc.called, called); d != "" {
+			t.Errorf("--call-tools %q (-want +got):\n%s", tc.flag, d)
+		}
+	}
+	if _, err := checks.ParseToolPolicy(" , "); err == nil {
+		t.Error("--call-tools \" , \" was accepted")
+	}
+}
