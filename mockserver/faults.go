@@ -172,6 +172,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "structured-invalid", Layer: "tools", Requirement: "TOOLS-25", Version: "2025-06-18", Description: `the add tool's structuredContent is {"sum": "3"}: a string where its outputSchema wants a number`}},
 	{Fault: Fault{Name: "structured-no-text", Layer: "tools", Requirement: "TOOLS-26", Version: "2025-06-18", Description: "the add tool's result has structuredContent, and its text block says the sum in words instead of holding the same JSON"}},
 	{Fault: Fault{Name: "tool-ignores-invalid-arguments", Layer: "tools", Requirement: "TOOLS-22", Disputed: true, Description: "tools/call runs the tool even when the arguments break its inputSchema"}},
+	{Fault: Fault{Name: "tools-invalid-cursor-accepted", Layer: "tools", Requirement: "TOOLS-05", Description: "answers tools/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-tools-list-changed", Layer: "tools", Requirement: "TOOLS-28", Description: "declares no tools.listChanged but sends notifications/tools/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
 	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
 
@@ -182,6 +183,9 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "prompt-no-messages", Layer: "prompts", Requirement: "PROMPTS-10", Description: "prompts/get results have no messages"}},
 	{Fault: Fault{Name: "prompt-bad-role", Layer: "prompts", Requirement: "PROMPTS-11", Description: `the first message of every prompts/get result has the role "system"`}},
 	{Fault: Fault{Name: "prompt-content-array", Layer: "prompts", Requirement: "PROMPTS-12", Description: "the first message of every prompts/get result holds its content as an array around the text block"}},
+	{Fault: Fault{Name: "prompt-title-not-string", Layer: "prompts", Requirement: "PROMPTS-08", Version: "2025-06-18", Description: "in sessions at 2025-06-18 or later the first listed prompt's title is the number 7"}},
+	{Fault: Fault{Name: "prompt-image-bad-data", Layer: "prompts", Requirement: "PROMPTS-13", Description: `prompts/get adds a user message holding an image block whose data is "not base64!" and whose mimeType is "png"`}},
+	{Fault: Fault{Name: "prompts-invalid-cursor-accepted", Layer: "prompts", Requirement: "PROMPTS-05", Description: "answers prompts/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-prompts-list-changed", Layer: "prompts", Requirement: "PROMPTS-17", Description: "declares no prompts.listChanged but sends notifications/prompts/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
 	{Fault: Fault{Name: "unknown-prompt-result", Layer: "prompts", Requirement: "PROMPTS-14", Description: `prompts/get of a prompt it does not have answers {"messages": []} instead of -32602`}},
 	{Fault: Fault{Name: "prompt-missing-argument-accepted", Layer: "prompts", Requirement: "PROMPTS-15", Description: "prompts/get without an argument the prompt marks required is served anyway, its placeholders left empty, instead of -32602"}},

@@ -194,6 +194,7 @@ func toolsAndPrompts(s *server, id func(n int) string, wrap func(map[string]any)
 		req("prompts/get", get)
 	}
 	req("tools/call", map[string]any{"name": "logo", "arguments": map[string]any{}})
+	req("prompts/list", map[string]any{"cursor": "mcp-conformance-invalid-cursor"})
 	return lines
 }
 

@@ -108,7 +108,9 @@ func (s *server) page(list string, params json.RawMessage, n, size int) (page, *
 		}
 		state = st
 		if !ok {
-			if !(faulty && s.faults.has("invalid-cursor-accepted")) {
+			accepted := faulty && s.faults.has("invalid-cursor-accepted") ||
+				(list == listTools || list == listPrompts) && s.faults.has(list+"-invalid-cursor-accepted")
+			if !accepted {
 				return page{}, &rpcError{Code: codeInvalidParams, Message: "Invalid params: unknown cursor.", Data: object{"cursor": cursor}}
 			}
 			off = 0

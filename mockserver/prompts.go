@@ -92,6 +92,9 @@ func (s *server) promptJSON(p *Prompt, first bool) object {
 	if first && s.faults.has("prompt-no-name") {
 		delete(o, "name")
 	}
+	if first && s.faults.has("prompt-title-not-string") && s.atLeast(v20250618) {
+		o["title"] = 7
+	}
 	return o
 }
 
@@ -133,6 +136,11 @@ func (s *server) getPrompt(params json.RawMessage) (any, *rpcError) {
 			role = "system"
 		}
 		msgs = append(msgs, object{"role": role, "content": content})
+	}
+	if s.faults.has("prompt-image-bad-data") {
+		// An image message whose data is not base64 and whose MIME type
+		// has no subtype.
+		msgs = append(msgs, object{"role": "user", "content": object{"type": "image", "data": "not base64!", "mimeType": "png"}})
 	}
 	result := object{"messages": msgs}
 	if s.faults.has("prompt-no-messages") {

@@ -99,7 +99,7 @@ const (
 	whyLegacyNotFound    = "RES-READ-05: an unknown URI gets -32602, the 2026-07-28 code, in a legacy session, which should get -32002"
 	whySilentInvalid     = "ERR-02: a structurally invalid request gets no -32600, only silence (the usual SDK behaviour, a warning)"
 	whySilentParse       = "ERR-01: a line that is not JSON gets no -32700, only silence (the usual SDK behaviour, a warning)"
-	whyCursorIgnored     = "PAG-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
+	whyCursorIgnored     = "PAG-05, TOOLS-05, PROMPTS-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
 	whyDropsBatches      = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
 	whyZodMessage        = "ERR-13: a zod validation error is the message, several lines of JSON"
 	whyNoParamsCode      = "ERR-04 (robustness): resources/read without params gets an error other than -32602"
@@ -129,8 +129,11 @@ var allowedWarns = map[string]map[string]string{
 		"invalid-request-null-id":                      whyNullID,
 		"resources-read-no-params":                     whyNoParamsCode,
 	},
-	"ts":         tsWarns(),
-	"everything": tsWarns(map[string]string{"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain"}),
+	"ts": tsWarns(),
+	"everything": tsWarns(map[string]string{
+		"template-mimetype-matches":   "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
+		"prompts-list-invalid-cursor": whyCursorIgnored,
+	}),
 }
 
 // tsWarns is what both servers on the TypeScript SDK are warned about,
@@ -151,6 +154,7 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"resources-read-unknown-uri-known-scheme": whyLegacyNotFound,
 		"resources-read-no-params":                whyNoParamsCode,
 		"tools-call-unknown-tool":                 whyUnknownToolResult,
+		"tools-list-invalid-cursor":               whyCursorIgnored,
 	}
 	for _, o := range more {
 		for k, v := range o {

@@ -3,7 +3,9 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/wire"
@@ -62,6 +64,18 @@ func promptsChecks() []*Check {
 			Description: "prompts/get of a prompt without an argument it marks required gets the error -32602",
 			Requires:    []string{"prompts"},
 			Judge:       checkMissingArgument,
+		},
+		{
+			ID: "prompts-title", Requirement: "PROMPTS-08", Area: "prompts",
+			Description: "every prompt's title and every prompt argument's title, when present, is a string",
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptTitles,
+		},
+		{
+			ID: "prompts-binary-content", Requirement: "PROMPTS-13", Area: "prompts",
+			Description: "every image or audio block of a prompt message has strict base64 data and a valid MIME type",
+			Requires:    []string{"prompts"},
+			Judge:       checkPromptBinary,
 		},
 		{
 			ID: "prompts-list-changed-only-if-declared", Requirement: "PROMPTS-17", Area: "prompts",
@@ -248,4 +262,61 @@ func checkMissingArgument(j *J) Finding {
 		}
 	}
 	return t.finding("a missing required argument gets -32602", "no listed prompt has a required argument")
+}
+
+func checkPromptTitles(j *J) Finding {
+	t := &tally{}
+	l := j.Session.Prompts()
+	w := firstPage(l)
+	for i, m := range itemsOf(l) {
+		what := "prompt " + label(m, i, "name")
+		if v, ok := m["title"]; ok {
+			t.judged()
+			if wire.Type(v) != "string" {
+				t.violate(w, "%s: title is %s, want a string", what, describeType(v))
+			}
+		}
+		args, _ := wire.Array(m["arguments"])
+		for k, a := range args {
+			if v, ok := wire.Object(a)["title"]; ok {
+				t.judged()
+				if wire.Type(v) != "string" {
+					t.violate(w, "%s: argument #%d: title is %s, want a string", what, k+1, describeType(v))
+				}
+			}
+		}
+	}
+	return t.finding(fmt.Sprintf("%d title(s) of prompts and arguments, each a string", t.n), "no listed prompt or argument has a title")
+}
+
+func checkPromptBinary(j *J) Finding {
+	t := &tally{}
+	eachPromptMessage(j, t, func(name string, k int, m map[string]json.RawMessage, _ json.RawMessage, w *Where) {
+		c := wire.Object(m["content"])
+		typ, _ := wire.String(c["type"])
+		if typ != "image" && typ != "audio" {
+			return
+		}
+		t.judged()
+		at := fmt.Sprintf("prompt %q: message #%d (%s)", clipString(name, 60), k+1, typ)
+		if data, ok := wire.String(c["data"]); !ok {
+			t.violate(w, "%s: data is %s, want a base64 string", at, describeType(c["data"]))
+		} else if err := wire.StrictBase64(data); err != nil {
+			t.violate(w, "%s: data is not base64: %v", at, err)
+		}
+		if mt, ok := wire.String(c["mimeType"]); !ok {
+			t.violate(w, "%s: mimeType is %s, want a MIME type", at, describeType(c["mimeType"]))
+		} else if !validMediaType(mt) {
+			t.violate(w, "%s: mimeType %q is not a valid MIME type (type/subtype)", at, clipString(mt, 60))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d image or audio block(s) in prompt messages, each base64 with a valid MIME type", t.n), "no prompt message held an image or audio block")
+}
+
+// validMediaType reports whether s is a media type, type/subtype with
+// optional parameters (RFC 2045 syntax, as Go's mime package reads it).
+func validMediaType(s string) bool {
+	mt, _, err := mime.ParseMediaType(s)
+	typ, sub, ok := strings.Cut(mt, "/")
+	return err == nil && ok && typ != "" && sub != ""
 }

@@ -220,6 +220,17 @@ func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 		x := l.followUp(ctx, p, tag, timeout)
 		l.x.sawFollowUp(x)
 		done <- x
+		if !x.OK() && ctx.Err() == nil {
+			// The request was cancelled: a server whose decoder was
+			// still inside a truncated line may take that line as the
+			// rest and exit, which is evidence; its exit is awaited a
+			// little before the chain may end and shut the process down.
+			select {
+			case <-p.c.Done():
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+		}
 	}()
 	suspect := time.NewTimer(min(timeout, max(minSuspect, 20*l.x.slowestFollowUp())))
 	defer suspect.Stop()
