@@ -299,11 +299,7 @@ func checkPromptBinary(j *J) Finding {
 		}
 		t.judged()
 		at := fmt.Sprintf("prompt %q: message #%d (%s)", clipString(name, 60), k+1, typ)
-		if data, ok := wire.String(c["data"]); !ok {
-			t.violate(w, "%s: data is %s, want a base64 string", at, describeType(c["data"]))
-		} else if err := wire.StrictBase64(data); err != nil {
-			t.violate(w, "%s: data is not base64: %v", at, err)
-		}
+		checkBase64Data(t, w, at, c["data"])
 		if mt, ok := wire.String(c["mimeType"]); !ok {
 			t.violate(w, "%s: mimeType is %s, want a MIME type", at, describeType(c["mimeType"]))
 		} else if !validMediaType(mt) {

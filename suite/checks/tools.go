@@ -384,11 +384,7 @@ func checkToolBinaryBlocks(j *J) Finding {
 		}
 		t.judged()
 		at := fmt.Sprintf("tool %q: content[%d] (%s)", clipString(c.Name, 60), k, typ)
-		if data, ok := wire.String(b["data"]); !ok {
-			t.violate(w, "%s: data is %s, want a base64 string", at, describeType(b["data"]))
-		} else if err := wire.StrictBase64(data); err != nil {
-			t.violate(w, "%s: data is not base64: %v", at, err)
-		}
+		checkBase64Data(t, w, at, b["data"])
 		if _, ok := wire.String(b["mimeType"]); !ok {
 			t.violate(w, "%s: mimeType is %s, want a string", at, describeType(b["mimeType"]))
 		}
@@ -629,4 +625,14 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 		}
 	}
 	return out
+}
+
+// checkBase64Data judges the data member of an image or audio block:
+// a string of strict RFC 4648 base64.
+func checkBase64Data(t *tally, w *Where, at string, raw json.RawMessage) {
+	if data, ok := wire.String(raw); !ok {
+		t.violate(w, "%s: data is %s, want a base64 string", at, describeType(raw))
+	} else if err := wire.StrictBase64(data); err != nil {
+		t.violate(w, "%s: data is not base64: %v", at, err)
+	}
 }
