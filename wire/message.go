@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 	"unsafe"
+	"weak"
 )
 
 // Kind is what a decoded JSON-RPC message claims to be.
@@ -142,13 +143,20 @@ func SplitArray(raw []byte) ([]json.RawMessage, bool) {
 // validMemo remembers the last few large values found valid JSON. Checks
 // split the same result again and again (a 50 MB read is split by a dozen
 // of them), and validating it each time was most of the judging time.
-// An entry holds its bytes, so their address cannot be reused for other
-// bytes while it is remembered; values are never written after they are
-// recorded.
+// An entry holds its bytes only weakly: a remembered line the transcript
+// has let go of (a clipped 50 MB read) is collected, not kept alive by the
+// memo. A weak pointer matches only the object it was made from, even
+// after that object is collected, so other bytes later allocated at the
+// same address are never taken for remembered ones.
 var validMemo struct {
 	sync.Mutex
-	vals [4][]byte
+	vals [4]memoEntry
 	next int
+}
+
+type memoEntry struct {
+	p weak.Pointer[byte]
+	n int
 }
 
 // validMemoMin is the size from which a value's validity is remembered.
@@ -159,10 +167,10 @@ func valid(raw []byte) bool {
 	if len(raw) < validMemoMin {
 		return json.Valid(raw)
 	}
-	p := unsafe.SliceData(raw)
+	p := weak.Make(unsafe.SliceData(raw))
 	validMemo.Lock()
 	for _, v := range validMemo.vals {
-		if len(v) == len(raw) && unsafe.SliceData(v) == p {
+		if v.n == len(raw) && v.p == p {
 			validMemo.Unlock()
 			return true
 		}
@@ -172,7 +180,7 @@ func valid(raw []byte) bool {
 		return false
 	}
 	validMemo.Lock()
-	validMemo.vals[validMemo.next] = raw
+	validMemo.vals[validMemo.next] = memoEntry{p, len(raw)}
 	validMemo.next = (validMemo.next + 1) % len(validMemo.vals)
 	validMemo.Unlock()
 	return true
