@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -335,10 +336,16 @@ func FromEntries(entries []Entry) *Transcript {
 // can still see the shape of a clipped message, and knows from the entry
 // that its values were cut.
 func Slim(m *wire.Message, n int) *wire.Message {
-	if m == nil || len(m.Raw) <= n {
+	return slimSized(m, n, func(v []byte) int { return len(v) })
+}
+
+// slimSized is Slim with the size of a value given by size: a squeezed
+// line's text is shorter than the line it stands for.
+func slimSized(m *wire.Message, n int, size func([]byte) int) *wire.Message {
+	if m == nil || size(m.Raw) <= n {
 		return m
 	}
-	raw := slimValue(m.Raw, n, 0)
+	raw := slimValue(m.Raw, n, 0, size)
 	c, err := wire.DecodeMessage(raw)
 	if err != nil {
 		return m
@@ -346,10 +353,46 @@ func Slim(m *wire.Message, n int) *wire.Message {
 	return c
 }
 
+// SlimLine returns the messages of a squeezed stdout line as the
+// transcript keeps those of a line it clips (see Slim), and whether the
+// line is a batch: the same copies a whole line would have given.
+func (t *Transcript) SlimLine(sq *wire.Squeezed) ([]*wire.Message, bool) {
+	if sq == nil || sq.Value == nil {
+		return nil, false
+	}
+	msgs := wire.DecodeValidLine(sq.Value)
+	for i, m := range msgs {
+		msgs[i] = slimSized(m, t.limits.ClipTo, sq.Size)
+	}
+	return msgs, sq.Value[0] == '['
+}
+
+// Room returns how long a line may be and still be kept whole; a longer
+// one will be clipped (see Limits). It never grows.
+func (t *Transcript) Room() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.limits.ClipTo > wire.SqueezeAbove {
+		// A squeezed line would lose strings a clipped one keeps.
+		return math.MaxInt64
+	}
+	if t.flood != nil {
+		return 0
+	}
+	room := t.limits.KeepWhole - t.kept
+	if p := t.limits.Pool; p != nil {
+		room = min(room, p.KeepWhole-p.whole.Load())
+	}
+	return room
+}
+
+// ClipTo returns how many bytes of a line past the budget are kept.
+func (t *Transcript) ClipTo() int { return t.limits.ClipTo }
+
 // slimValue copies a JSON value, emptying what is over n bytes below the
 // structure it keeps (at most 16 levels, 256 members or items each).
-func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
-	if len(v) <= n {
+func slimValue(v json.RawMessage, n, depth int, size func([]byte) int) json.RawMessage {
+	if size(v) <= n {
 		return bytes.Clone(v)
 	}
 	switch wire.Type(v) {
@@ -367,7 +410,7 @@ func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
 				out = append(out, ',')
 			}
 			kb, _ := json.Marshal(k)
-			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1)...)
+			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1, size)...)
 			i++
 		}
 		return append(out, '}')
@@ -384,7 +427,7 @@ func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = append(out, slimValue(it, n, depth+1)...)
+			out = append(out, slimValue(it, n, depth+1, size)...)
 		}
 		return append(out, ']')
 	case "string":

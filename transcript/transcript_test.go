@@ -1,8 +1,12 @@
 package transcript
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // TestViewsCannotBeWrittenThrough: Entries is a view of the transcript,
@@ -23,6 +27,53 @@ func TestViewsCannotBeWrittenThrough(t *testing.T) {
 	for i, want := range []string{"a", "b", "c", "d"} {
 		if got := string(tr.Entries()[i].Data); got != want {
 			t.Errorf("entry %d is %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestSlimLineIsSlimOfTheWholeLine: the messages of a line read squeezed
+// (never held whole, because the transcript clips it) are the slim copies
+// the transcript makes of the whole line's messages.
+func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
+	long := func(c string) string { return `"` + strings.Repeat(c, wire.SqueezeAbove+10) + `"` }
+	many := make([]string, 300)
+	for i := range many {
+		many[i] = fmt.Sprintf(`{"n":%d,"s":"%s"}`, i, strings.Repeat("m", 5000))
+	}
+	deep := strings.Repeat(`{"d":[`, 20) + long("d") + strings.Repeat(`]}`, 20)
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:/a","mimeType":"text/plain","text":` + long("t") + `}]}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"a":` + long("a") + `,"b":[` + strings.Join(many, ",") + `],"c":` + deep + `,"e":"\u00e9\"` + strings.Repeat("q", 5000) + `"}}`,
+		`[{"jsonrpc":"2.0","method":"x","params":{"p":` + long("p") + `}},{"jsonrpc":"2.0","id":"b","result":{}}]`,
+		`{"jsonrpc":"2.0","id":3,"result":{"k":` + long("k") + `,"k":"short","n":1e5}}`,
+	}
+	tr := New(time.Now(), Limits{})
+	for _, line := range lines {
+		line += strings.Repeat(" ", max(0, 1<<20+1-len(line)))
+		whole := wire.NewLineReader(strings.NewReader(line+"\n"), 64<<20)
+		squeezed := wire.NewLineReader(strings.NewReader(line+"\n"), 64<<20)
+		squeezed.ClipPast(func() int64 { return 0 }, tr.ClipTo())
+		w, err := whole.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := squeezed.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Squeezed == nil {
+			t.Fatalf("%.40s: not squeezed", line)
+		}
+		got, batch := tr.SlimLine(s.Squeezed)
+		want := wire.DecodeValidLine(w.Value)
+		if len(got) != len(want) || batch != (w.Value[0] == '[') {
+			t.Fatalf("%.40s: got %d messages (batch %v), want %d", line, len(got), batch, len(want))
+		}
+		for i := range want {
+			ws := Slim(want[i], tr.ClipTo())
+			if !wire.Equal(got[i].Raw, ws.Raw) {
+				t.Errorf("%.40s: message %d:\ngot  %.300s\nwant %.300s", line, i, got[i].Raw, ws.Raw)
+			}
 		}
 	}
 }
