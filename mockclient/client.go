@@ -222,7 +222,7 @@ func Start(opts Options) (*Client, error) {
 	// A line the transcript will clip is never held whole: a server that
 	// answers 50 MB again and again costs the first answer kept, not one
 	// more copy per answer.
-	c.lines.ClipPast(c.trans.Room, c.trans.ClipTo())
+	c.lines.ClipPast(c.trans.Reserve, c.trans.ClipTo())
 	c.trans.OnFlood(func(transcript.Flood) {
 		// A server that floods is stopped: the transcript keeps counts and
 		// the last entries, and the checks judge what it held. Its end is
@@ -584,6 +584,7 @@ func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error
 
 func (c *Client) readLoop() {
 	defer close(c.stdoutEOF)
+	defer c.trans.Reserve(0) // a line cut short by the end of stdout sets nothing aside
 	lr := c.lines
 	for {
 		l, err := lr.Next()

@@ -62,8 +62,8 @@ type LineReader struct {
 	r    *bufio.Reader
 	max  int
 	keep int
-	// room and head: see ClipPast.
-	room func() int64
+	// fits and head: see ClipPast.
+	fits func(n int64) bool
 	head int
 	// squeezeMin and squeezeAbove are squeezeMin and SqueezeAbove, or
 	// less in tests.
@@ -149,11 +149,14 @@ func (lr *LineReader) Next() (*Line, error) {
 			if sq != nil {
 				pieces, sq = [][]byte{head}, nil
 			}
+			if lr.fits != nil {
+				lr.fits(0) // never to be kept whole: it sets nothing aside
+			}
 			pieces = append(pieces, chunk) // only its prefix is kept below
 			pieces = [][]byte{prefix(pieces, lr.keep)}
 		case sq != nil:
 			sq.write(body)
-		case lr.room != nil && total > lr.squeezeMin && int64(total-2) > lr.room():
+		case lr.fits != nil && total > lr.squeezeMin && !lr.fits(int64(total)):
 			// Not to be kept whole, whatever its end: read on squeezed.
 			sq = &squeezer{above: lr.squeezeAbove}
 			head = prefix(append(pieces, body), lr.head)
@@ -197,13 +200,13 @@ func (lr *LineReader) Next() (*Line, error) {
 // ones cost little to hold.
 const squeezeMin = 1 << 20
 
-// ClipPast makes the reader squeeze every line longer than room() bytes
-// (a line the caller will clip, not keep whole): it is returned with its
-// first head bytes as Raw, no Value, and its Squeezed text, and it is
-// never held whole. room is asked as a line grows past a mebibyte; it must
-// never grow (a line found too long must stay so). Call it before Next.
-func (lr *LineReader) ClipPast(room func() int64, head int) {
-	lr.room, lr.head = room, head
+// ClipPast makes the reader squeeze every line the caller will not keep
+// whole: fits is asked, as a line grows past a mebibyte, whether a line
+// of n bytes so far may still be kept whole; once it says no, the line is
+// returned with its first head bytes as Raw, no Value, and its Squeezed
+// text, and it is never held whole. Call it before Next.
+func (lr *LineReader) ClipPast(fits func(n int64) bool, head int) {
+	lr.fits, lr.head = fits, head
 }
 
 // squeezed classifies a squeezed line.

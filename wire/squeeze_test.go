@@ -23,7 +23,7 @@ func FuzzSqueeze(f *testing.F) {
 		whole := NewLineReader(bytes.NewReader(in), limit)
 		squeezed := NewLineReader(pacedReader(in, mode), limit)
 		squeezed.squeezeMin, squeezed.squeezeAbove = 0, int(above%32)+1
-		squeezed.ClipPast(func() int64 { return -3 }, head)
+		squeezed.ClipPast(func(int64) bool { return false }, head)
 		for i := 0; ; i++ {
 			w, werr := whole.Next()
 			s, serr := squeezed.Next()
@@ -109,7 +109,7 @@ func TestSqueezedLineMemory(t *testing.T) {
 	r := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","id":7,"result":{"contents":[{"uri":"a://b","text":"`),
 		strings.NewReader(strings.Repeat("0123456789abcdef", size/16)), strings.NewReader("\"}]}}\n{}\n"))
 	lr := NewLineReader(r, 64<<20)
-	lr.ClipPast(func() int64 { return 0 }, 4096)
+	lr.ClipPast(func(int64) bool { return false }, 4096)
 	l, err := lr.Next()
 	if err != nil {
 		t.Fatal(err)
