@@ -97,17 +97,22 @@ var errNotObject = errors.New("not a JSON object")
 // decodeValid is DecodeMessage for raw already known to be valid JSON.
 func decodeValid(raw json.RawMessage) (*Message, error) {
 	m := &Message{Raw: raw}
+	// Members are gathered on the stack and kept in a slice of exactly
+	// their number: a flood holds tens of thousands of messages.
+	var buf [8]member
+	members := buf[:0]
 	if err := eachMember(raw, func(name string, v json.RawMessage) {
-		m.members = append(m.members, member{name, v})
+		members = append(members, member{name, v})
 	}); err != nil {
 		return nil, err
 	}
+	if len(members) > 0 {
+		m.members = make([]member, len(members))
+		copy(m.members, members)
+	}
 	m.ID, _ = m.Member("id")
 	if v, ok := m.Member("method"); ok && len(v) > 0 && v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			m.Method = s
-		}
+		m.Method = unquote(v)
 	}
 	m.Params, _ = m.Member("params")
 	m.Result, _ = m.Member("result")
@@ -253,6 +258,20 @@ func splitArray(raw []byte) []json.RawMessage {
 func unquote(lit []byte) string {
 	body := lit[1 : len(lit)-1]
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		switch string(body) { // the names every message has cost no copy
+		case "jsonrpc":
+			return "jsonrpc"
+		case "id":
+			return "id"
+		case "method":
+			return "method"
+		case "params":
+			return "params"
+		case "result":
+			return "result"
+		case "error":
+			return "error"
+		}
 		return string(body)
 	}
 	var s string
