@@ -73,10 +73,13 @@ var (
 
 // Exchange is one request the client sent and what came back.
 type Exchange struct {
-	Tag      string
-	ID       json.RawMessage
-	Method   string
-	Sent     json.RawMessage
+	Tag    string
+	ID     json.RawMessage
+	Method string
+	Sent   json.RawMessage
+	// Response is the message that answered; for a line longer than the
+	// transcript keeps whole, the slim copy it keeps (transcript.Slim):
+	// such a line is never held whole.
 	Response *wire.Message
 	// LooseID is set when the response matched only after ignoring the id's
 	// JSON type (the request said 7, the response "7").
@@ -216,6 +219,10 @@ func Start(opts Options) (*Client, error) {
 		lines:     wire.NewLineReader(p.stdout, opts.MaxMessageSize),
 		replies:   make(chan []byte, maxReplyQueue),
 	}
+	// A line the transcript will clip is never held whole: a server that
+	// answers 50 MB again and again costs the first answer kept, not one
+	// more copy per answer.
+	c.lines.ClipPast(c.trans.Reserve, c.trans.ClipTo())
 	c.trans.OnFlood(func(transcript.Flood) {
 		// A server that floods is stopped: the transcript keeps counts and
 		// the last entries, and the checks judge what it held. Its end is
@@ -577,6 +584,7 @@ func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error
 
 func (c *Client) readLoop() {
 	defer close(c.stdoutEOF)
+	defer c.trans.Reserve(0) // a line cut short by the end of stdout sets nothing aside
 	lr := c.lines
 	for {
 		l, err := lr.Next()
@@ -588,11 +596,18 @@ func (c *Client) readLoop() {
 		}
 		e := transcript.Entry{Dir: transcript.Recv, Data: l.Raw, Len: l.Len, Issues: l.Issues}
 		var msgs []*wire.Message
-		if l.Value != nil && c.trans.Flooded() == nil {
-			// (Past the transcript's budget lines are only counted: no
-			// need to decode them.)
+		switch {
+		case c.trans.Flooded() != nil:
+			// Past the transcript's budget lines are only counted: no
+			// need to decode them.
+		case l.Value != nil:
 			// classify trimmed and validated the line: decode it in place.
 			msgs, e.Batch = wire.DecodeValidLine(l.Value), l.Value[0] == '['
+		case l.Squeezed != nil:
+			// A line the transcript clips was never held whole: its
+			// messages are the slim copies the transcript keeps, and
+			// dispatch gets those too.
+			msgs, e.Batch = c.trans.SlimLine(l.Squeezed)
 		}
 		// Record the line before dispatching so a waiter that wakes up finds
 		// it in the transcript. The transcript may keep slim copies;
@@ -603,7 +618,11 @@ func (c *Client) readLoop() {
 			c.dispatch(m, seq)
 		}
 		if slices.Contains(l.Issues, wire.IssueTooDeep) {
-			c.unreadable(l.Raw, seq)
+			raw := l.Raw
+			if l.Squeezed != nil {
+				raw = l.Squeezed.Text
+			}
+			c.unreadable(raw, seq)
 		}
 		c.mu.Lock()
 		close(c.changed)

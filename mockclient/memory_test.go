@@ -116,13 +116,11 @@ func TestOversizeLineMemoryIsBounded(t *testing.T) {
 	}
 }
 
-// A valid 50 MB response is read, decoded and recorded with a peak heap
-// below four times its size (measured: about two).
-func TestHugeResponseMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("moves 50 MB through a pipe")
-	}
-	c := startHelper(t, "huge", Options{Timeout: time.Minute})
+// callHuge starts the helper server, calls "huge" once it answers, and
+// returns the client, the exchange and the peak heap growth of the call.
+func callHuge(t *testing.T, opts Options) (*Client, *Exchange, uint64) {
+	t.Helper()
+	c := startHelper(t, "huge", opts)
 	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
 		t.Fatal(x.Err)
 	}
@@ -132,6 +130,16 @@ func TestHugeResponseMemory(t *testing.T) {
 	if x.Err != nil {
 		t.Fatal(x.Err)
 	}
+	return c, x, peak
+}
+
+// A valid 50 MB response is read, decoded and recorded with a peak heap
+// below four times its size (measured: about two).
+func TestHugeResponseMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 50 MB through a pipe")
+	}
+	c, x, peak := callHuge(t, Options{Timeout: time.Minute})
 	if n := len(x.Response.Result); n != hugeSize+len(`{"text":""}`) {
 		t.Errorf("got a result of %d bytes, want %d", n, hugeSize+len(`{"text":""}`))
 	}
@@ -146,6 +154,32 @@ func TestHugeResponseMemory(t *testing.T) {
 		if e.Dir == transcript.Recv && e.Len > hugeSize {
 			if e.Clipped() || len(e.Msgs) != 1 {
 				t.Errorf("the transcript holds %d of %d bytes and %d messages; want the line whole, once", len(e.Data), e.Len, len(e.Msgs))
+			}
+		}
+	}
+}
+
+// A 50 MB response the transcript will not keep whole (past its budget)
+// is never held whole: it is read squeezed, and the waiter gets the slim
+// copy the transcript keeps. The peak heap is a small part of the line
+// (measured: 4 MiB, the pieces read before the line was known to be too
+// long and the reader's buffers).
+func TestClippedResponseIsNotHeld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 50 MB through a pipe")
+	}
+	c, x, peak := callHuge(t, Options{Timeout: time.Minute, Limits: transcript.Limits{KeepWhole: 4 << 20}})
+	if got, want := string(x.Response.Result), `{"text":""}`; got != want {
+		t.Errorf("got result %.60s, want the slim copy %s", got, want)
+	}
+	t.Logf("peak heap while reading a %d MiB response past the budget: %.1f MiB", hugeSize>>20, float64(peak)/(1<<20))
+	if peak > hugeSize/2 {
+		t.Errorf("peak heap %d MiB, want under half the response", peak>>20)
+	}
+	for _, e := range c.Transcript().Entries() {
+		if e.Dir == transcript.Recv && e.Len > hugeSize {
+			if !e.Clipped() || len(e.Msgs) != 1 || string(e.Msgs[0].Result) != `{"text":""}` {
+				t.Errorf("the transcript holds %d of %d bytes and %d messages; want it clipped, with its slim message", len(e.Data), e.Len, len(e.Msgs))
 			}
 		}
 	}

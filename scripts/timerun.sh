@@ -146,11 +146,13 @@ else
 fi
 
 # Memory against hostile servers: the peak RSS (VmHWM) of the mcpconform
-# process itself, read from /proc while it runs (the mock server making
-# the flood is another process, not counted).
-for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
+# process itself, read from /proc while it runs (the server making the
+# flood is another process, not counted).
+peak_run() {
+  local name="$1"; shift
+  local t0 pid hwm v
   t0=$(now_ms)
-  "$tmp/mcpconform" --quiet -- "$tmp/mcpconform" mock --fault "$fault" >/dev/null 2>&1 &
+  "$tmp/mcpconform" --quiet "$@" >/dev/null 2>&1 &
   pid=$! hwm=0
   while kill -0 "$pid" 2>/dev/null; do
     v=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
@@ -158,5 +160,12 @@ for fault in huge-response notification-flood stdout-flood request-flood deep-ne
     sleep 0.02
   done
   wait "$pid" || true
-  printf '%-34s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "hostile: $fault" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
+  printf '%-34s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "$name" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
+}
+for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
+  peak_run "hostile: $fault" -- "$tmp/mcpconform" mock --fault "$fault"
 done
+# A 50 MB blob (66.7 MB of base64 on one line), answered to every
+# resources/read, by the tiny server of internal/bench.
+go test -c -o "$tmp/bench.test" ./internal/bench
+peak_run "blob: 50 MB" --env MCPCONFORM_BENCH_SERVE=blob -- "$tmp/bench.test"

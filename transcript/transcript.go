@@ -85,8 +85,9 @@ type Limits struct {
 	Tail       int
 	// Pool, when set, is a budget the transcripts of one run share: a
 	// server that floods every process it is started in is stopped once
-	// the run has held that many lines, and past its bytes every
-	// transcript keeps lines clipped, as past KeepWhole.
+	// the run has held that many lines, or that much memory for them
+	// (Pool.MaxHeld), and past its bytes every transcript keeps lines
+	// clipped, as past KeepWhole.
 	Pool *Pool
 }
 
@@ -95,26 +96,65 @@ type Limits struct {
 type Pool struct {
 	MaxEntries int64
 	KeepWhole  int64
-	entries    atomic.Int64
-	whole      atomic.Int64
+	// MaxHeld bounds the memory the run's entries hold beyond the bytes
+	// kept whole (which KeepWhole bounds): each entry's record, its
+	// messages, and up to ClipTo bytes of its line, as estimated by
+	// entryCost. A flood of small lines costs far more than their bytes;
+	// this stops it by what it costs (default 16 MiB: about 24,000 lines
+	// of a notification flood, where a default run holds a few hundred).
+	MaxHeld  int64
+	entries  atomic.Int64
+	whole    atomic.Int64
+	held     atomic.Int64
+	reserved atomic.Int64 // set aside for lines still arriving (Reserve)
 }
 
-// NewPool returns a pool of maxEntries lines and keepWhole bytes kept whole.
+// NewPool returns a pool of maxEntries lines and keepWhole bytes kept
+// whole, holding at most 16 MiB besides (see MaxHeld).
 func NewPool(maxEntries, keepWhole int64) *Pool {
-	return &Pool{MaxEntries: maxEntries, KeepWhole: keepWhole}
+	return &Pool{MaxEntries: maxEntries, KeepWhole: keepWhole, MaxHeld: 16 << 20}
 }
 
 // over reports whether the pool's lines are spent, and how.
 func (p *Pool) over() string {
-	if p == nil || p.entries.Load() < p.MaxEntries {
+	switch {
+	case p == nil:
 		return ""
+	case p.entries.Load() >= p.MaxEntries:
+		return fmt.Sprintf("more than %d lines in all the run's processes", p.MaxEntries)
+	case p.MaxHeld > 0 && p.held.Load() >= p.MaxHeld:
+		return fmt.Sprintf("more than %d MiB held for the lines of all the run's processes", p.MaxHeld>>20)
 	}
-	return fmt.Sprintf("more than %d lines in all the run's processes", p.MaxEntries)
+	return ""
 }
 
-// full reports whether keeping n more bytes whole passes the pool.
-func (p *Pool) full(n int) bool {
-	return p != nil && p.whole.Load()+int64(n) > p.KeepWhole
+// Estimates of what an entry holds besides its line's bytes: the record
+// in the transcript's slice, and per message its decoded form, its
+// members and the client's note of it. They err high: a notification
+// flood stopped at 16 MiB by them held about 13 MiB (550 bytes a line of
+// 95 bytes; see docs/performance.md).
+const (
+	entryOverhead   = 208
+	messageOverhead = 400
+)
+
+// entryCost estimates the memory e holds, counting at most clipTo bytes
+// of its line (the rest is counted as kept whole).
+func entryCost(e *Entry, clipTo int) int64 {
+	n := entryOverhead + min(len(e.Data), clipTo)
+	for _, m := range e.Msgs {
+		n += messageOverhead
+		if m != nil && e.Clipped() {
+			n += min(len(m.Raw), clipTo) // a slim copy of its own
+		}
+	}
+	return int64(n)
+}
+
+// full reports whether keeping n more bytes whole passes the pool, with
+// what lines still arriving have set aside.
+func (p *Pool) full(n int64) bool {
+	return p != nil && p.whole.Load()+p.reserved.Load()+n > p.KeepWhole
 }
 
 func (l Limits) withDefaults() Limits {
@@ -144,10 +184,13 @@ type Transcript struct {
 	limits  Limits
 	entries []Entry
 	kept    int64 // bytes of Data held whole so far
-	total   int64 // bytes of every line recorded or dropped
-	flood   *Flood
-	tail    []Entry // while flooded: the latest entries, oldest first
-	onFlood func(Flood)
+	// reserved is what the stdout line arriving has set aside in the
+	// pool (Reserve); it is given back when the line is added.
+	reserved int64
+	total    int64 // bytes of every line recorded or dropped
+	flood    *Flood
+	tail     []Entry // while flooded: the latest entries, oldest first
+	onFlood  func(Flood)
 }
 
 // Flood counts what a transcript dropped once it was over its limits.
@@ -181,6 +224,9 @@ func (t *Transcript) Add(e Entry) int {
 		e.Len = len(e.Data)
 	}
 	t.total += int64(e.Len)
+	if e.Dir == Recv {
+		t.reserveLocked(0) // the line has arrived: it is kept, or clipped, below
+	}
 	pooled := t.limits.Pool.over()
 	if t.flood == nil && e.Dir != Note &&
 		(len(t.entries) >= t.limits.MaxEntries || t.kept > t.limits.MaxBytes || pooled != "") {
@@ -211,13 +257,14 @@ func (t *Transcript) Add(e Entry) int {
 		t.mu.Unlock()
 		return -1
 	}
-	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole || t.limits.Pool.full(len(e.Data)) {
+	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole || t.limits.Pool.full(int64(len(e.Data))) {
 		t.clipLocked(&e, false)
 	}
 	t.kept += int64(len(e.Data))
 	if p := t.limits.Pool; p != nil && e.Dir != Note {
 		p.entries.Add(1)
 		p.whole.Add(int64(len(e.Data)))
+		p.held.Add(entryCost(&e, t.limits.ClipTo))
 	}
 	seq := t.appendLocked(e)
 	t.mu.Unlock()
@@ -335,10 +382,16 @@ func FromEntries(entries []Entry) *Transcript {
 // can still see the shape of a clipped message, and knows from the entry
 // that its values were cut.
 func Slim(m *wire.Message, n int) *wire.Message {
-	if m == nil || len(m.Raw) <= n {
+	return slimSized(m, n, func(v []byte) int { return len(v) })
+}
+
+// slimSized is Slim with the size of a value given by size: a squeezed
+// line's text is shorter than the line it stands for.
+func slimSized(m *wire.Message, n int, size func([]byte) int) *wire.Message {
+	if m == nil || size(m.Raw) <= n {
 		return m
 	}
-	raw := slimValue(m.Raw, n, 0)
+	raw := slimValue(m.Raw, n, 0, size)
 	c, err := wire.DecodeMessage(raw)
 	if err != nil {
 		return m
@@ -346,10 +399,54 @@ func Slim(m *wire.Message, n int) *wire.Message {
 	return c
 }
 
+// SlimLine returns the messages of a squeezed stdout line as the
+// transcript keeps those of a line it clips (see Slim), and whether the
+// line is a batch: the same copies a whole line would have given.
+func (t *Transcript) SlimLine(sq *wire.Squeezed) ([]*wire.Message, bool) {
+	if sq == nil || sq.Value == nil {
+		return nil, false
+	}
+	msgs := wire.DecodeValidLine(sq.Value)
+	for i, m := range msgs {
+		msgs[i] = slimSized(m, t.limits.ClipTo, sq.Size)
+	}
+	return msgs, sq.Value[0] == '['
+}
+
+// Reserve reports whether a stdout line of n bytes, still arriving, may
+// be kept whole, and if so sets those bytes aside in the run's pool until
+// the line is added: lines growing at once in several processes share the
+// pool instead of each counting on all of it. A line refused stays
+// refused (nothing it is measured against shrinks) and is clipped.
+// Reserve(0) gives back what was set aside.
+func (t *Transcript) Reserve(n int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ok := t.limits.ClipTo > wire.SqueezeAbove || // a squeezed line would lose strings a clipped one keeps
+		t.flood == nil && t.kept+n <= t.limits.KeepWhole && !t.limits.Pool.full(n-t.reserved)
+	if !ok {
+		n = 0
+	}
+	t.reserveLocked(n)
+	return ok
+}
+
+// reserveLocked sets aside n bytes for the line arriving, instead of what
+// was set aside before.
+func (t *Transcript) reserveLocked(n int64) {
+	if p := t.limits.Pool; p != nil {
+		p.reserved.Add(n - t.reserved)
+	}
+	t.reserved = n
+}
+
+// ClipTo returns how many bytes of a line past the budget are kept.
+func (t *Transcript) ClipTo() int { return t.limits.ClipTo }
+
 // slimValue copies a JSON value, emptying what is over n bytes below the
 // structure it keeps (at most 16 levels, 256 members or items each).
-func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
-	if len(v) <= n {
+func slimValue(v json.RawMessage, n, depth int, size func([]byte) int) json.RawMessage {
+	if size(v) <= n {
 		return bytes.Clone(v)
 	}
 	switch wire.Type(v) {
@@ -367,7 +464,7 @@ func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
 				out = append(out, ',')
 			}
 			kb, _ := json.Marshal(k)
-			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1)...)
+			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1, size)...)
 			i++
 		}
 		return append(out, '}')
@@ -384,7 +481,7 @@ func slimValue(v json.RawMessage, n, depth int) json.RawMessage {
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = append(out, slimValue(it, n, depth+1)...)
+			out = append(out, slimValue(it, n, depth+1, size)...)
 		}
 		return append(out, ']')
 	case "string":

@@ -1,8 +1,13 @@
 package transcript
 
 import (
+	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // TestViewsCannotBeWrittenThrough: Entries is a view of the transcript,
@@ -24,5 +29,102 @@ func TestViewsCannotBeWrittenThrough(t *testing.T) {
 		if got := string(tr.Entries()[i].Data); got != want {
 			t.Errorf("entry %d is %q, want %q", i, got, want)
 		}
+	}
+}
+
+// TestSlimLineIsSlimOfTheWholeLine: the messages of a line read squeezed
+// (never held whole, because the transcript clips it) are the slim copies
+// the transcript makes of the whole line's messages.
+func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
+	long := func(c string) string { return `"` + strings.Repeat(c, wire.SqueezeAbove+10) + `"` }
+	many := make([]string, 300)
+	for i := range many {
+		many[i] = fmt.Sprintf(`{"n":%d,"s":"%s"}`, i, strings.Repeat("m", 5000))
+	}
+	deep := strings.Repeat(`{"d":[`, 20) + long("d") + strings.Repeat(`]}`, 20)
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"x:/a","mimeType":"text/plain","text":` + long("t") + `}]}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"a":` + long("a") + `,"b":[` + strings.Join(many, ",") + `],"c":` + deep + `,"e":"\u00e9\"` + strings.Repeat("q", 5000) + `"}}`,
+		`[{"jsonrpc":"2.0","method":"x","params":{"p":` + long("p") + `}},{"jsonrpc":"2.0","id":"b","result":{}}]`,
+		`{"jsonrpc":"2.0","id":3,"result":{"k":` + long("k") + `,"k":"short","n":1e5}}`,
+	}
+	tr := New(time.Now(), Limits{})
+	for _, line := range lines {
+		line += strings.Repeat(" ", max(0, 1<<20+1-len(line)))
+		whole := wire.NewLineReader(strings.NewReader(line+"\n"), 64<<20)
+		squeezed := wire.NewLineReader(strings.NewReader(line+"\n"), 64<<20)
+		squeezed.ClipPast(func(int64) bool { return false }, tr.ClipTo())
+		w, err := whole.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := squeezed.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Squeezed == nil {
+			t.Fatalf("%.40s: not squeezed", line)
+		}
+		got, batch := tr.SlimLine(s.Squeezed)
+		want := wire.DecodeValidLine(w.Value)
+		if len(got) != len(want) || batch != (w.Value[0] == '[') {
+			t.Fatalf("%.40s: got %d messages (batch %v), want %d", line, len(got), batch, len(want))
+		}
+		for i := range want {
+			ws := Slim(want[i], tr.ClipTo())
+			if !wire.Equal(got[i].Raw, ws.Raw) {
+				t.Errorf("%.40s: message %d:\ngot  %.300s\nwant %.300s", line, i, got[i].Raw, ws.Raw)
+			}
+		}
+	}
+}
+
+// TestReserveSharesThePool: a line still arriving sets its bytes aside in
+// the run's pool, so a line growing at once in another process is refused
+// what the first may keep; the bytes come back when the line is added.
+func TestReserveSharesThePool(t *testing.T) {
+	pool := NewPool(1000, 100<<20)
+	a := New(time.Now(), Limits{Pool: pool})
+	b := New(time.Now(), Limits{Pool: pool})
+	if !a.Reserve(60 << 20) {
+		t.Fatal("a 60 MiB line refused in an empty pool of 100 MiB")
+	}
+	if b.Reserve(60 << 20) {
+		t.Error("a second 60 MiB line fits beside the first")
+	}
+	if !b.Reserve(30 << 20) {
+		t.Error("a 30 MiB line refused beside the first 60 MiB")
+	}
+	b.Reserve(0)
+	a.Add(Entry{Dir: Recv, Data: make([]byte, 60<<20)})
+	if e := a.Entries()[0]; e.Clipped() {
+		t.Error("the reserved line was clipped")
+	}
+	if got := pool.reserved.Load(); got != 0 {
+		t.Errorf("%d bytes still set aside after the line was added", got)
+	}
+	if b.Reserve(41<<20) || !b.Reserve(40<<20) {
+		t.Error("after 60 MiB kept, want 40 MiB left for a line, and no more")
+	}
+}
+
+// TestPoolStopsAFloodByWhatItHolds: a flood of small messages is stopped
+// by the memory its entries hold, before the pool's count of lines.
+func TestPoolStopsAFloodByWhatItHolds(t *testing.T) {
+	pool := NewPool(1_000_000, 96<<20)
+	pool.MaxHeld = 1 << 20
+	tr := New(time.Now(), Limits{Pool: pool})
+	line := []byte(`{"jsonrpc":"2.0","method":"notifications/flood","params":{"n":1}}`)
+	n := 0
+	for ; tr.Flooded() == nil && n < 100_000; n++ {
+		msgs, _ := wire.DecodeLine(line)
+		tr.Add(Entry{Dir: Recv, Data: bytes.Clone(line), Msgs: msgs})
+	}
+	f := tr.Flooded()
+	if f == nil || !strings.Contains(f.Reason, "1 MiB held") {
+		t.Fatalf("after %d lines: got flood %+v, want one over the memory held", n, f)
+	}
+	if per := (1 << 20) / n; per < 500 || per > 1000 {
+		t.Errorf("stopped after %d lines, %d bytes each; want the estimate of a message line", n, per)
 	}
 }

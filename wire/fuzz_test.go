@@ -19,14 +19,7 @@ func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("banner\r\n\xef\xbb\xbf{}\n\n[1,2]\n\"s\"\n{\"a\":\"\xff\x00\"}\n{\"x"), uint16(6), uint8(1))
 	f.Fuzz(func(t *testing.T, in []byte, max uint16, mode uint8) {
 		limit := int(max % 300)
-		var r io.Reader = bytes.NewReader(in)
-		switch mode % 3 {
-		case 1:
-			r = iotest.OneByteReader(r)
-		case 2:
-			r = iotest.HalfReader(r)
-		}
-		lr := NewLineReader(r, limit)
+		lr := NewLineReader(pacedReader(in, mode), limit)
 		keep := min(4096, limit)
 		want := referenceLines(in)
 		for i, w := range want {
@@ -43,6 +36,19 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("at EOF: %d bytes pending, %d read; want 0 and %d", pending, read, len(in))
 		}
 	})
+}
+
+// pacedReader reads in at once, a byte at a time, or half a read at a
+// time, as mode says.
+func pacedReader(in []byte, mode uint8) io.Reader {
+	var r io.Reader = bytes.NewReader(in)
+	switch mode % 3 {
+	case 1:
+		r = iotest.OneByteReader(r)
+	case 2:
+		r = iotest.HalfReader(r)
+	}
+	return r
 }
 
 type refLine struct {

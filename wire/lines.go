@@ -36,8 +36,12 @@ type Line struct {
 	// Len is the full length of the line in bytes, terminator excluded.
 	Len    int
 	Issues []FrameIssue
-	// Value is the line's JSON when it parsed (nil otherwise).
+	// Value is the line's JSON when it parsed (nil otherwise, and for a
+	// squeezed line).
 	Value json.RawMessage
+	// Squeezed is set instead of Value for a line read squeezed (see
+	// LineReader.ClipPast); Raw is then only its start.
+	Squeezed *Squeezed
 }
 
 // Has reports whether the line carries the issue.
@@ -58,6 +62,12 @@ type LineReader struct {
 	r    *bufio.Reader
 	max  int
 	keep int
+	// fits and head: see ClipPast.
+	fits func(n int64) bool
+	head int
+	// squeezeMin and squeezeAbove are squeezeMin and SqueezeAbove, or
+	// less in tests.
+	squeezeMin, squeezeAbove int
 	// read counts the bytes taken from the stream, consumed those of the
 	// lines returned: the difference is a line still arriving.
 	read, consumed atomic.Int64
@@ -92,7 +102,7 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max < keep {
 		keep = max
 	}
-	lr := &LineReader{max: max, keep: keep}
+	lr := &LineReader{max: max, keep: keep, squeezeMin: squeezeMin, squeezeAbove: SqueezeAbove}
 	lr.r = bufio.NewReaderSize(countingReader{r, &lr.read}, 64*1024)
 	return lr
 }
@@ -106,11 +116,18 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // one buffer as the pieces come would allocate about five times the line
 // (append grows large slices by a quarter), and a 50 MB response would cost
 // a quarter of a gigabyte before the GC caught up.
+//
+// A line the caller will not keep whole (see ClipPast) is squeezed instead
+// once it is known to be one: its pieces are let go, and the rest of it is
+// read into a Squeezed text that keeps its structure but not the contents
+// of its long strings.
 func (lr *LineReader) Next() (*Line, error) {
 	var pieces [][]byte
-	total := 0 // bytes of the line so far, terminator included
-	over := false
-	var last2 [2]byte // the last two bytes seen, for \r\n after an oversize line
+	var sq *squeezer
+	var head []byte   // while squeezing: the line's first bytes
+	total := 0        // bytes of the line so far, terminator included
+	over := false     // longer than max: only a prefix is kept
+	var last2 [2]byte // the last two bytes seen, for \r\n after a line not held whole
 	defer func() { lr.consumed.Add(int64(total)) }()
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
@@ -121,14 +138,36 @@ func (lr *LineReader) Next() (*Line, error) {
 		case n == 1:
 			last2 = [2]byte{last2[1], chunk[0]}
 		}
-		if !over {
-			if total > lr.max+2 { // not even a \r\n terminator makes it fit
-				over = true
-				pieces = append(pieces, chunk) // only its prefix is kept below
-				pieces = [][]byte{prefix(pieces, lr.keep)}
-			} else if len(chunk) > 0 {
-				pieces = append(pieces, bytes.Clone(chunk))
+		body := chunk // without the terminating newline
+		if err == nil {
+			body = chunk[:len(chunk)-1]
+		}
+		switch {
+		case over:
+		case total > lr.max+2: // not even a \r\n terminator makes it fit
+			over = true
+			if sq != nil {
+				pieces, sq = [][]byte{head}, nil
 			}
+			if lr.fits != nil {
+				lr.fits(0) // never to be kept whole: it sets nothing aside
+			}
+			pieces = append(pieces, chunk) // only its prefix is kept below
+			pieces = [][]byte{prefix(pieces, lr.keep)}
+		case sq != nil:
+			sq.write(body)
+		case lr.fits != nil && total > lr.squeezeMin && !lr.fits(int64(total)):
+			// Not to be kept whole, whatever its end: read on squeezed.
+			sq = &squeezer{above: lr.squeezeAbove}
+			head = prefix(append(pieces, body), lr.head)
+			for i, p := range pieces {
+				sq.write(p)
+				pieces[i] = nil
+			}
+			pieces = nil
+			sq.write(body)
+		case len(chunk) > 0:
+			pieces = append(pieces, bytes.Clone(chunk))
 		}
 		if err == nil {
 			break
@@ -140,13 +179,58 @@ func (lr *LineReader) Next() (*Line, error) {
 			if total == 0 {
 				return nil, io.EOF
 			}
-			l := lr.classify(join(pieces, total, over), total, over, false, last2)
+			var l *Line
+			if sq != nil {
+				l = lr.squeezed(sq, head, total, false, last2)
+			} else {
+				l = lr.classify(join(pieces, total, over), total, over, false, last2)
+			}
 			l.Issues = append(l.Issues, IssuePartialEOF)
 			return l, nil
 		}
 		return nil, err
 	}
+	if sq != nil {
+		return lr.squeezed(sq, head, total, true, last2), nil
+	}
 	return lr.classify(join(pieces, total, over), total, over, true, last2), nil
+}
+
+// squeezeMin is the length from which a line may be squeezed: shorter
+// ones cost little to hold.
+const squeezeMin = 1 << 20
+
+// ClipPast makes the reader squeeze every line the caller will not keep
+// whole: fits is asked, as a line grows past a mebibyte, whether a line
+// of n bytes so far may still be kept whole; once it says no, the line is
+// returned with its first head bytes as Raw, no Value, and its Squeezed
+// text, and it is never held whole. Call it before Next.
+func (lr *LineReader) ClipPast(fits func(n int64) bool, head int) {
+	lr.fits, lr.head = fits, head
+}
+
+// squeezed classifies a squeezed line.
+func (lr *LineReader) squeezed(sq *squeezer, head []byte, total int, terminated bool, last2 [2]byte) *Line {
+	l := &Line{Len: total}
+	crlf := false
+	if terminated {
+		l.Len--
+		if last2[0] == '\r' {
+			l.Len--
+			crlf = true
+		}
+	}
+	l.Raw = head[:min(len(head), l.Len)]
+	if l.Len > lr.max {
+		if crlf {
+			l.Issues = append(l.Issues, IssueCRLF)
+		}
+		l.Raw = l.Raw[:min(len(l.Raw), lr.keep)]
+		l.Issues = append(l.Issues, IssueOversize)
+		return l
+	}
+	l.Squeezed, l.Issues = sq.finish(head, crlf)
+	return l
 }
 
 // prefix returns a copy of the first n bytes of pieces.
@@ -217,10 +301,18 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, las
 	if bytes.Contains(buf, []byte("\u2028")) || bytes.Contains(buf, []byte("\u2029")) {
 		l.Issues = append(l.Issues, IssueRawNewline)
 	}
+	l.Issues, l.Value = valueIssues(l.Issues, buf, false)
+	return l
+}
+
+// valueIssues adds the issues of a line's bytes as a JSON value to issues
+// and returns the value when it is an object or an array. invalid says
+// the line is not JSON whatever buf holds (a squeezed line whose removed
+// text JSON forbids).
+func valueIssues(issues []FrameIssue, buf []byte, invalid bool) ([]FrameIssue, json.RawMessage) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(buf, bom))
 	if len(trimmed) == 0 {
-		l.Issues = append(l.Issues, IssueBlank)
-		return l
+		return append(issues, IssueBlank), nil
 	}
 	// A BOM or invalid UTF-8 makes the line unusable as strict JSON, but the
 	// value is still decoded (BOM stripped) so that the rest of the session
@@ -228,20 +320,16 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, las
 	if Depth(trimmed) > MaxDepth {
 		// No rule limits nesting; the harness's walks over values would
 		// cost the square of the depth, so the value is not decoded.
-		l.Issues = append(l.Issues, IssueTooDeep)
-		return l
+		return append(issues, IssueTooDeep), nil
 	}
-	if !json.Valid(trimmed) {
-		l.Issues = append(l.Issues, IssueNotJSON)
-		return l
+	if invalid || !json.Valid(trimmed) {
+		return append(issues, IssueNotJSON), nil
 	}
 	switch trimmed[0] {
 	case '{', '[':
-		l.Value = json.RawMessage(trimmed)
-	default:
-		l.Issues = append(l.Issues, IssueNotMessage)
+		return issues, json.RawMessage(trimmed)
 	}
-	return l
+	return append(issues, IssueNotMessage), nil
 }
 
 // LineValue returns the JSON value of a stdout line's bytes (a byte order

@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
+	"weak"
 )
 
 func TestDepth(t *testing.T) {
@@ -67,4 +70,23 @@ func TestValidRemembersOnlyWhatItChecked(t *testing.T) {
 	if valid(bad) || valid(bad) {
 		t.Error("an invalid value passes as valid")
 	}
+}
+
+// TestValidKeepsNothingAlive: remembering a large value as valid does not
+// keep its bytes alive; a clipped 50 MB read would otherwise stay in
+// memory until four more large values were checked.
+func TestValidKeepsNothingAlive(t *testing.T) {
+	big := []byte(`{"a":"` + strings.Repeat("x", validMemoMin) + `"}`)
+	if !valid(big) {
+		t.Fatal("a valid value is not valid")
+	}
+	w := weak.Make(unsafe.SliceData(big))
+	big = nil
+	for range 5 {
+		runtime.GC()
+		if w.Value() == nil {
+			return
+		}
+	}
+	t.Error("the remembered value was not collected")
 }

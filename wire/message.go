@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 	"unsafe"
+	"weak"
 )
 
 // Kind is what a decoded JSON-RPC message claims to be.
@@ -96,17 +97,22 @@ var errNotObject = errors.New("not a JSON object")
 // decodeValid is DecodeMessage for raw already known to be valid JSON.
 func decodeValid(raw json.RawMessage) (*Message, error) {
 	m := &Message{Raw: raw}
+	// Members are gathered on the stack and kept in a slice of exactly
+	// their number: a flood holds tens of thousands of messages.
+	var buf [8]member
+	members := buf[:0]
 	if err := eachMember(raw, func(name string, v json.RawMessage) {
-		m.members = append(m.members, member{name, v})
+		members = append(members, member{name, v})
 	}); err != nil {
 		return nil, err
 	}
+	if len(members) > 0 {
+		m.members = make([]member, len(members))
+		copy(m.members, members)
+	}
 	m.ID, _ = m.Member("id")
 	if v, ok := m.Member("method"); ok && len(v) > 0 && v[0] == '"' {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			m.Method = s
-		}
+		m.Method = unquote(v)
 	}
 	m.Params, _ = m.Member("params")
 	m.Result, _ = m.Member("result")
@@ -142,13 +148,20 @@ func SplitArray(raw []byte) ([]json.RawMessage, bool) {
 // validMemo remembers the last few large values found valid JSON. Checks
 // split the same result again and again (a 50 MB read is split by a dozen
 // of them), and validating it each time was most of the judging time.
-// An entry holds its bytes, so their address cannot be reused for other
-// bytes while it is remembered; values are never written after they are
-// recorded.
+// An entry holds its bytes only weakly: a remembered line the transcript
+// has let go of (a clipped 50 MB read) is collected, not kept alive by the
+// memo. A weak pointer matches only the object it was made from, even
+// after that object is collected, so other bytes later allocated at the
+// same address are never taken for remembered ones.
 var validMemo struct {
 	sync.Mutex
-	vals [4][]byte
+	vals [4]memoEntry
 	next int
+}
+
+type memoEntry struct {
+	p weak.Pointer[byte]
+	n int
 }
 
 // validMemoMin is the size from which a value's validity is remembered.
@@ -159,10 +172,10 @@ func valid(raw []byte) bool {
 	if len(raw) < validMemoMin {
 		return json.Valid(raw)
 	}
-	p := unsafe.SliceData(raw)
+	p := weak.Make(unsafe.SliceData(raw))
 	validMemo.Lock()
 	for _, v := range validMemo.vals {
-		if len(v) == len(raw) && unsafe.SliceData(v) == p {
+		if v.n == len(raw) && v.p == p {
 			validMemo.Unlock()
 			return true
 		}
@@ -172,7 +185,7 @@ func valid(raw []byte) bool {
 		return false
 	}
 	validMemo.Lock()
-	validMemo.vals[validMemo.next] = raw
+	validMemo.vals[validMemo.next] = memoEntry{p, len(raw)}
 	validMemo.next = (validMemo.next + 1) % len(validMemo.vals)
 	validMemo.Unlock()
 	return true
@@ -245,6 +258,20 @@ func splitArray(raw []byte) []json.RawMessage {
 func unquote(lit []byte) string {
 	body := lit[1 : len(lit)-1]
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		switch string(body) { // the names every message has cost no copy
+		case "jsonrpc":
+			return "jsonrpc"
+		case "id":
+			return "id"
+		case "method":
+			return "method"
+		case "params":
+			return "params"
+		case "result":
+			return "result"
+		case "error":
+			return "error"
+		}
 		return string(body)
 	}
 	var s string

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -99,6 +100,21 @@ func benchRun(b *testing.B, argv, env []string) {
 	}
 }
 
+// BenchmarkHostileRun is a whole run (Execute, then Judge) against the
+// reference server with a fault that attacks the harness's memory, and
+// reports the peak resident set of the harness, as the last part of
+// scripts/timerun.sh measures it for the mcpconform command. The memory
+// limit mcpconform sets in main is set here too.
+func BenchmarkHostileRun(b *testing.B) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
+	for _, fault := range []string{"notification-flood", "huge-response"} {
+		b.Run(fault, func(b *testing.B) {
+			argv, env := self(b, "mock", "MCPCONFORM_BENCH_FAULTS="+fault)
+			benchRun(b, argv, env)
+		})
+	}
+}
+
 // BenchmarkReadRoundTrip sends sequential resources/read requests for a
 // small text resource through mockclient, one at a time, and reports how
 // many complete per second: against the reference server and, side by
@@ -131,20 +147,30 @@ func benchReads(b *testing.B, argv, env []string, uri string) {
 // process is shut down when the benchmark ends.
 func startInitialized(tb testing.TB, argv, env []string) *mockclient.Client {
 	tb.Helper()
+	c := initialized(tb, argv, env)
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// initialized starts a server and completes the handshake; the caller
+// closes it.
+func initialized(tb testing.TB, argv, env []string) *mockclient.Client {
+	tb.Helper()
 	c, err := mockclient.Start(mockclient.Options{Command: argv, Env: env, Timeout: 20 * time.Second})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { c.Close() })
 	x := c.Call(context.Background(), "initialize", map[string]any{
 		"protocolVersion": wire.Newest,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "mcpconform-bench", "version": "0"},
 	})
 	if x.Response == nil || x.Response.Result == nil {
+		c.Close()
 		tb.Fatalf("initialize: %v", x.Err)
 	}
 	if err := c.Notify("notifications/initialized", nil); err != nil {
+		c.Close()
 		tb.Fatal(err)
 	}
 	return c
@@ -171,17 +197,22 @@ func BenchmarkReadHuge(b *testing.B) {
 }
 
 func benchHuge(b *testing.B, argv, env []string, uri string, size int) {
-	c := startInitialized(b, argv, env)
 	params := json.RawMessage(`{"uri":` + strconv.Quote(uri) + `}`)
 	ctx := context.Background()
 	var peakRSS, peakHeap uint64
 	b.ReportAllocs()
 	b.SetBytes(int64(size))
 	for b.Loop() {
+		// A process per read: a client keeps one huge answer whole, and
+		// reads the same answer again squeezed (it would be clipped).
+		b.StopTimer()
+		c := initialized(b, argv, env)
 		runtime.GC()
 		resetPeakRSS()
 		stop := sampleHeap()
+		b.StartTimer()
 		x := c.Call(ctx, "resources/read", params)
+		b.StopTimer()
 		heap := stop()
 		if x.Response == nil || x.Response.Result == nil {
 			b.Fatalf("resources/read %s: %v", uri, x.Err)
@@ -191,6 +222,8 @@ func benchHuge(b *testing.B, argv, env []string, uri string, size int) {
 		}
 		peakHeap = max(peakHeap, heap)
 		peakRSS = max(peakRSS, readPeakRSS())
+		c.Close()
+		b.StartTimer()
 	}
 	if peakRSS > 0 {
 		b.ReportMetric(float64(peakRSS)/1e6, "peak-RSS-MB")

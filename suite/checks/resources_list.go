@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -377,8 +376,8 @@ func contentBytes(items []map[string]json.RawMessage) (int64, bool) {
 		return int64(len(t)), true // UTF-8 bytes, not code points
 	}
 	if b, ok := wire.String(items[0]["blob"]); ok {
-		if dec, err := base64.StdEncoding.DecodeString(b); err == nil {
-			return int64(len(dec)), true
+		if n, err := wire.Base64Len(b); err == nil {
+			return int64(n), true
 		}
 	}
 	return 0, false

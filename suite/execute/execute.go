@@ -72,10 +72,13 @@ type Config struct {
 
 // runLines and runKeptBytes bound what the transcripts of a run hold in
 // all: a normal run holds a few thousand lines, a server with thousands of
-// resources a few tens of thousands.
+// resources a few tens of thousands. runKeptBytes is one line of the
+// largest size (64 MiB) and more: a 50 MB answer is kept whole once, and
+// the same answer in another process, or read again, is clipped (and read
+// without being held whole) rather than held twice.
 const (
 	runLines     = 60_000
-	runKeptBytes = 160 << 20 // kept whole; past it lines are clipped, not dropped
+	runKeptBytes = 96 << 20 // kept whole; past it lines are clipped, not dropped
 )
 
 // unknownVersion is offered to see the server's counter-offer (LIFE-05);

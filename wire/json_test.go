@@ -1,0 +1,42 @@
+package wire
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestLongStringsAndBlobs: String and the base64 checks give what
+// encoding/json and encoding/base64 give, for long texts too (which they
+// judge without copying or decoding them whole).
+func TestLongStringsAndBlobs(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", plainStringMin/16+1)
+	for _, raw := range []string{
+		`"` + long + `"`, ` "` + long + `" `, `"` + long + `\n"`, `"` + long + "\xff" + `"`,
+		`"` + long + "\x01" + `"`, `"` + long + `"x"`, `"` + long, `"short"`, `"é\u00e9"`,
+	} {
+		var want string
+		wantOK := Type(json.RawMessage(raw)) == "string" && json.Unmarshal([]byte(raw), &want) == nil
+		got, ok := String(json.RawMessage(raw))
+		if got != want || ok != wantOK {
+			t.Errorf("String(%.20q…%q): got %d bytes, %v; want %d bytes, %v", raw, raw[len(raw)-4:], len(got), ok, len(want), wantOK)
+		}
+	}
+	blob := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("binary\x00\xff", 40000)))
+	for _, s := range []string{
+		blob, blob[:len(blob)-4], blob + "=", blob[:100] + "=" + blob[101:], blob[:70000] + "\n" + blob[70000:],
+		blob[:len(blob)-8] + "AAB=", blob[:70000] + "*" + blob[70001:], blob[:len(blob)-1] + "A", "", "QQ==",
+	} {
+		dec, wantErr := base64.StdEncoding.DecodeString(s)
+		n, err := Base64Len(s)
+		if n != len(dec) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("Base64Len(%d bytes): got %d, %v; want %d, %v", len(s), n, err, len(dec), wantErr)
+		}
+		_, strictErr := base64.StdEncoding.Strict().DecodeString(s)
+		if _, err := decodedLen(base64.StdEncoding.Strict(), s); fmt.Sprint(err) != fmt.Sprint(strictErr) {
+			t.Errorf("strict, %d bytes: got %v, want %v", len(s), err, strictErr)
+		}
+	}
+}

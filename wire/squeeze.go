@@ -1,0 +1,265 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// SqueezeAbove is the length of a string literal, quotes included, past
+// which a squeezed line keeps none of its contents.
+const SqueezeAbove = 64 << 10
+
+// Squeezed is a line read without being held whole, because it was going
+// to be clipped anyway (see LineReader.ClipPast): its text with the
+// contents of every string literal longer than SqueezeAbove removed (the
+// literal becomes ""). Everything outside those strings is kept byte for
+// byte, so the text has the line's structure, its short values and its
+// nesting; its validity as JSON is the line's, since the contents removed
+// were checked as they went by. Size gives the line's own length of any
+// part of the text, so a slim copy of its messages can be made exactly as
+// from the whole line.
+type Squeezed struct {
+	// Text is the squeezed line, its terminator removed.
+	Text []byte
+	// Value is the JSON value of Text (trimmed as Line.Value is) when the
+	// line is an object or an array that parsed, else nil.
+	Value json.RawMessage
+	// cuts are the emptied strings in order of position in Text, with the
+	// bytes removed up to and including each.
+	cuts []squeezeCut
+}
+
+type squeezeCut struct {
+	at  int // index in Text of the opening quote
+	cum int // bytes removed from this string and every one before
+}
+
+// Size returns how long v, a slice of s.Text, was in the line.
+func (s *Squeezed) Size(v []byte) int {
+	if len(v) == 0 || len(s.cuts) == 0 {
+		return len(v)
+	}
+	from := int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.Text))))
+	if from < 0 || from+len(v) > len(s.Text) {
+		return len(v) // not a slice of Text
+	}
+	return len(v) + s.removedBefore(from+len(v)) - s.removedBefore(from)
+}
+
+// removedBefore returns the bytes removed from strings opening before i.
+func (s *Squeezed) removedBefore(i int) int {
+	k := sort.Search(len(s.cuts), func(k int) bool { return s.cuts[k].at >= i })
+	if k == 0 {
+		return 0
+	}
+	return s.cuts[k-1].cum
+}
+
+// squeezer builds a Squeezed line from its bytes as they arrive, and
+// gathers the framing facts of the bytes it does not keep.
+type squeezer struct {
+	above int // SqueezeAbove, or less in tests
+	out   []byte
+	cuts  []squeezeCut
+	cum   int
+
+	inString, escaped bool
+	hex               int  // \u digits still expected
+	strStart          int  // index in out of the open string's quote
+	strLen            int  // bytes of the open string literal so far
+	cutting           bool // the open string is being emptied
+	strBad            bool // the open string has text JSON forbids
+	bad               bool // an emptied string had text JSON forbids
+
+	// Framing facts of every byte, kept or not.
+	badUTF8  bool
+	pend     []byte // the start of a rune split between writes
+	nul, sep bool
+	last2    []byte // the last two bytes written, for U+2028 across writes
+}
+
+// inStringSpecial marks the bytes a string's scan must stop at.
+var inStringSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func (s *squeezer) write(p []byte) {
+	s.facts(p)
+	for i := 0; i < len(p); {
+		if !s.inString {
+			j := bytes.IndexByte(p[i:], '"')
+			if j < 0 {
+				s.out = append(s.out, p[i:]...)
+				return
+			}
+			s.out = append(s.out, p[i:i+j+1]...)
+			i += j + 1
+			s.inString, s.strStart, s.strLen, s.cutting, s.strBad = true, len(s.out)-1, 1, false, false
+			continue
+		}
+		// Inside a string: take the plain run up to the next special byte.
+		j := i
+		if !s.escaped && s.hex == 0 {
+			for j < len(p) && !inStringSpecial[p[j]] {
+				j++
+			}
+		}
+		if j > i {
+			s.keep(p[i:j])
+			i = j
+			continue
+		}
+		c := p[i]
+		closing := false
+		switch {
+		case s.hex > 0:
+			s.hex--
+			if !isHex(c) {
+				s.strBad = true
+			}
+		case s.escaped:
+			s.escaped = false
+			switch c {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				s.hex = 4
+			default:
+				s.strBad = true
+			}
+		case c == '\\':
+			s.escaped = true
+		case c == '"':
+			closing = true
+		default: // a control character
+			s.strBad = true
+		}
+		if closing {
+			s.inString = false
+			if s.cutting {
+				s.cum += s.strLen - 1 // the contents; the closing quote is kept
+				s.cuts = append(s.cuts, squeezeCut{at: s.strStart, cum: s.cum})
+				s.bad = s.bad || s.strBad
+			}
+			s.strLen++
+			s.out = append(s.out, '"')
+		} else {
+			s.keep(p[i : i+1])
+		}
+		i++
+	}
+}
+
+// keep adds bytes of an open string, or counts them once it is emptied.
+func (s *squeezer) keep(b []byte) {
+	s.strLen += len(b)
+	if s.cutting {
+		return
+	}
+	if s.strLen > s.above {
+		s.cutting = true
+		s.out = s.out[:s.strStart+1]
+		return
+	}
+	s.out = append(s.out, b...)
+}
+
+var lineSeparators = [][]byte{[]byte("\u2028"), []byte("\u2029")}
+
+// facts records the framing facts of p, as classify finds them in a whole
+// line: invalid UTF-8, NUL bytes, raw line separators.
+func (s *squeezer) facts(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if !s.nul && bytes.IndexByte(p, 0) >= 0 {
+		s.nul = true
+	}
+	if !s.sep {
+		seam := append(append([]byte(nil), s.last2...), p[:min(len(p), 2)]...)
+		for _, sep := range lineSeparators {
+			if bytes.Contains(p, sep) || bytes.Contains(seam, sep) {
+				s.sep = true
+			}
+		}
+	}
+	s.last2 = append(append([]byte(nil), s.last2...), p[max(0, len(p)-2):]...)
+	s.last2 = s.last2[max(0, len(s.last2)-2):]
+	if s.badUTF8 {
+		return
+	}
+	if len(s.pend) > 0 {
+		// Complete the rune split at the end of the last write.
+		need := min(len(p), utf8.UTFMax-len(s.pend))
+		buf := append(s.pend, p[:need]...)
+		if !utf8.FullRune(buf) {
+			s.pend = buf
+			return
+		}
+		r, n := utf8.DecodeRune(buf)
+		if r == utf8.RuneError && n == 1 {
+			s.badUTF8 = true
+			return
+		}
+		p = p[n-len(s.pend):]
+		s.pend = nil
+	}
+	tail := splitRune(p)
+	if !utf8.Valid(p[:len(p)-tail]) {
+		s.badUTF8 = true
+		return
+	}
+	s.pend = append([]byte(nil), p[len(p)-tail:]...)
+}
+
+// splitRune returns how many bytes at the end of p start a rune that p
+// does not hold whole (0 when p ends on a rune's end).
+func splitRune(p []byte) int {
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(p); k++ {
+		if utf8.RuneStart(p[len(p)-k]) {
+			if utf8.FullRune(p[len(p)-k:]) {
+				return 0
+			}
+			return k
+		}
+	}
+	return 0
+}
+
+// finish returns the squeezed text and the framing issues of the line,
+// the way classify finds them in the whole line.
+func (s *squeezer) finish(head []byte, crlf bool) (*Squeezed, []FrameIssue) {
+	var issues []FrameIssue
+	if crlf {
+		issues = append(issues, IssueCRLF)
+		if n := len(s.out); n > 0 && s.out[n-1] == '\r' && !s.inString {
+			s.out = s.out[:n-1]
+		}
+	}
+	if s.inString && s.cutting {
+		s.bad = s.bad || s.strBad
+	}
+	sq := &Squeezed{Text: s.out, cuts: s.cuts}
+	if bytes.HasPrefix(head, bom) {
+		issues = append(issues, IssueBOM)
+	}
+	if s.badUTF8 || len(s.pend) > 0 {
+		issues = append(issues, IssueInvalidUTF8)
+	}
+	if s.nul {
+		issues = append(issues, IssueNUL)
+	}
+	if s.sep {
+		issues = append(issues, IssueRawNewline)
+	}
+	var v json.RawMessage
+	issues, v = valueIssues(issues, sq.Text, s.bad)
+	sq.Value = v
+	return sq, issues
+}
