@@ -151,6 +151,8 @@ var variantCatalogue = []variantDef{
 		why: "a server may send progress for a token it was given, increasing (META-05, progress utility)"},
 	{Variant: Variant{Name: "log-notifications", Versions: handshakeVersions, Description: "declares logging and, after notifications/initialized, sends notifications/message at the current level (info until logging/setLevel) before every response"},
 		why: "a server that declares logging may log (LIFE-10); 2026-07-28 deprecates logging for new servers, so only the handshake versions are served"},
+	{Variant: Variant{Name: "modern-set-level-served", Versions: modernVersions, Description: "answers logging/setLevel in the 2026-07-28 envelope with an empty result, as a dual-era server that keeps the old method might"},
+		why: "2026-07-28 removes logging/setLevel, but no sentence forbids a server to go on answering it: LOG-09 records it"},
 	{Variant: Variant{Name: "updated-notifications", Description: "sends notifications/resources/updated for every subscribed URI before every later response (legacy subscribe), and on every open listen stream for the URIs it agreed to (2026-07-28)"},
 		why: "a subscribed resource may change at any time (RES-SUB-03, RES-SUB-04); stream notifications carry the subscriptionId (RES-SUB-09)", resources: true},
 	{Variant: Variant{Name: "server-pings", Versions: handshakeVersions, Description: `after notifications/initialized sends a ping request before a response at most once a second, with ids alternating between large integers (9007199254740993 on) and strings with escapes ("mock-\u00e9-ping-2")`},
@@ -189,6 +191,10 @@ var variantCatalogue = []variantDef{
 	// Tools and prompts.
 	{Variant: Variant{Name: "unknown-tool-other-error", Versions: handshakeVersions, Description: "answers tools/call of a tool it does not have with -32601 instead of -32602"},
 		why: "before 2026-07-28 the spec only says that errors in finding the tool \"should be reported as an MCP error response\" (schema CallToolResult.isError, TOOLS-21), and -32602 is just the code of the tools page's example; 2026-07-28 names -32602 (InvalidParamsError), so only the handshake versions are served"},
+	{Variant: Variant{Name: "completion-has-more", Description: "answers completion/complete with the first matching value only, total counting all of them and hasMore true when more match"},
+		why: "total may exceed the number of values sent, and hasMore says more exist (COMP-03, COMP-04)"},
+	{Variant: Variant{Name: "no-completions", Description: "declares no completions and answers completion/complete with -32601"},
+		why: "completion is optional; a server without the capability answers -32601 (COMP-02)"},
 	{Variant: Variant{Name: "prompt-arguments-optional-all", Description: "marks every prompt argument optional (adding a prompt with two optional arguments when no prompt takes any): prompts/get without them fills their placeholders with empty strings"},
 		why: "required is optional and means false when left out (PROMPTS-06); -32602 is due only for a missing argument the prompt marks required (PROMPTS-15)"},
 
