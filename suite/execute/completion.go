@@ -19,8 +19,10 @@ const maxCompletions = 60
 // prompt (ref/prompt) and every variable of every listed template
 // (ref/resource), with the empty value: completion only suggests, so it is
 // safe to call. It runs when the server declares completions, and in
-// 2024-11-05, whose completion/complete has no capability. A server that
-// declares none from 2025-03-26 gets one request, to see how it refuses.
+// 2024-11-05, whose completion/complete has no capability: there a first
+// refusal ends it, as the server may not offer completion at all. A
+// server that declares none from 2025-03-26 gets one request, to see how
+// it refuses.
 func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage) {
 	declared := l.s.Caps().Has("completions")
 	if !declared && l.s.Version != wire.V20241105 {
@@ -64,7 +66,10 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		if !l.p.alive() || ctx.Err() != nil {
 			return
 		}
-		l.call(ctx, evidence.ProbeTag(checks.ProbeComplete), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
+		x := l.call(ctx, evidence.ProbeTag(checks.ProbeComplete), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
+		if !declared && (x.Response == nil || !x.Response.Has("result")) {
+			return
+		}
 	}
 }
 
