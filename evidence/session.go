@@ -385,6 +385,16 @@ func ExpandSample(tpl string) (expanded, firstVar string, err error) {
 	return expanded, firstVar, err
 }
 
+// TemplateVars returns the variable names of a URI template, in order,
+// or nil when it does not parse.
+func TemplateVars(tpl string) []string {
+	t, err := uritemplate.New(tpl)
+	if err != nil {
+		return nil
+	}
+	return t.Varnames()
+}
+
 func clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"

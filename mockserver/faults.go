@@ -113,6 +113,10 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "early-server-request", Layer: "lifecycle", Requirement: "LIFE-09", Also: []string{"LIFE-10"}, Description: "sends a roots/list request right after the initialize response, before notifications/initialized (also breaks LIFE-10 when the client has no roots capability)"}},
 	{Fault: Fault{Name: "silent-before-initialize", Layer: "lifecycle", Requirement: "LIFE-08", Description: "leaves requests other than initialize and ping unanswered before initialize, instead of refusing them"}},
 	{Fault: Fault{Name: "unrequested-log", Layer: "lifecycle", Requirement: "LOG-01", Also: []string{"LIFE-10"}, Description: "sends notifications/message after notifications/initialized without declaring logging"}},
+	{Fault: Fault{Name: "log-bad-message", Layer: "lifecycle", Requirement: "LOG-03", Description: `after notifications/initialized sends notifications/message with level "verbose", logger 42 and no data`}},
+	{Fault: Fault{Name: "set-level-refused", Layer: "lifecycle", Requirement: "LOG-04", Also: []string{"LOG-07"}, Description: "declares logging but answers every logging/setLevel with -32603 (so an unknown level gets -32603 too: LOG-07)"}},
+	{Fault: Fault{Name: "set-level-ignored", Layer: "lifecycle", Requirement: "LOG-05", Description: "once logging/setLevel was accepted, sends a debug notifications/message before every response, whatever the level set"}},
+	{Fault: Fault{Name: "set-level-unknown-accepted", Layer: "lifecycle", Requirement: "LOG-07", Description: "accepts logging/setLevel with any level string, one no version defines included, instead of -32602"}},
 	{Fault: Fault{Name: "ping-not-empty", Layer: "lifecycle", Requirement: "PING-01", Also: []string{"META-01", "PING-02", "PING-03"}, Description: `answers ping with {"status": "ok"}`}},
 	{Fault: Fault{Name: "ping-before-init-refused", Layer: "lifecycle", Requirement: "PING-02", Harness: true, Description: "refuses ping before initialize with an error (recorded: what a server answers before initialize is unspecified)"}},
 	{Fault: Fault{Name: "ping-params-rejected", Layer: "lifecycle", Requirement: "PING-03", Also: []string{"META-01"}, Description: "answers ping carrying params ({} or {_meta}) with -32602"}},
@@ -154,7 +158,13 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "template-missing-name", Layer: "templates", Requirement: "RES-TPL-02", Description: "the first listed template has no name"}},
 	{Fault: Fault{Name: "template-read-error", Layer: "templates", Requirement: "RES-TPL-04", Harness: true, Description: "reads of URIs matching a template fail with -32603 (recorded: the sample values may name nothing readable)"}},
 	{Fault: Fault{Name: "template-mimetype-mismatch", Layer: "templates", Requirement: "RES-TPL-03", Description: "reads of template expansions return a mimeType other than the template's"}},
-	{Fault: Fault{Name: "completion-bad-result", Layer: "templates", Requirement: "RES-TPL-06", Description: `in legacy sessions declares completions and answers completion/complete with completion.values "none", a string`}},
+	{Fault: Fault{Name: "completion-bad-result", Layer: "templates", Requirement: "RES-TPL-06", Also: []string{"COMP-03"}, Description: `in legacy sessions declares completions and answers completion/complete of template variables with completion.values "none", a string (also breaks COMP-03)`}},
+
+	// Completion.
+	{Fault: Fault{Name: "completion-too-many", Layer: "completion", Requirement: "COMP-03", Description: "answers every completion/complete of a known argument with 101 values (the fixture's, padded with generated ones)"}},
+	{Fault: Fault{Name: "completion-total-low", Layer: "completion", Requirement: "COMP-04", Description: "gives completion results a total one less than the number of values returned"}},
+	{Fault: Fault{Name: "completion-unknown-prompt-served", Layer: "completion", Requirement: "COMP-06", Description: "answers completion/complete of a prompt it does not have with an empty list of values instead of -32602"}},
+	{Fault: Fault{Name: "completion-undeclared-wrong-code", Layer: "completion", Requirement: "COMP-02", Description: "declares no completions and answers completion/complete with -32602 instead of -32601"}},
 
 	// Tools.
 	{Fault: Fault{Name: "tools-not-array", Layer: "tools", Requirement: "TOOLS-04", Description: "tools in the tools/list result is an object keyed by name"}},
@@ -244,6 +254,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "not-found-empty-contents-modern", Layer: "modern", Requirement: "RES-READ-06", Also: []string{"RES-READ-05"}, Version: "2026-07-28", Description: "a URI nothing matches gets a success with contents: [] (also breaks RES-READ-05); hostile URIs still get an error"}},
 	{Fault: Fault{Name: "server-request-modern", Layer: "modern", Requirement: "JSONRPC-14", Also: []string{"STDIO-10"}, Version: "2026-07-28", Description: "after the first server/discover sends a roots/list request (also breaks STDIO-10)"}},
 	{Fault: Fault{Name: "server-request-modern-stdio", Layer: "modern", Requirement: "STDIO-10", Also: []string{"JSONRPC-14"}, Version: "2026-07-28", Description: "after the first server/discover sends a roots/list request, which a 2026-07-28 server must not send on stdio (also breaks JSONRPC-14)"}},
+	{Fault: Fault{Name: "log-level-meta-unchecked", Layer: "modern", Requirement: "LOG-07", Version: "2026-07-28", Description: "serves requests whose _meta io.modelcontextprotocol/logLevel is no syslog level instead of refusing them with -32602"}},
 	{Fault: Fault{Name: "log-without-level", Layer: "modern", Requirement: "LIFE-30", Also: []string{"LOG-01"}, Version: "2026-07-28", Description: "after the first server/discover sends notifications/message, although no request set io.modelcontextprotocol/logLevel"}},
 	{Fault: Fault{Name: "legacy-code-range", Layer: "modern", Requirement: "ERR-07", Version: "2026-07-28", Disputed: true, Description: "URIs refused as malformed or hostile get -32001, from the legacy implementation-defined range"}},
 	{Fault: Fault{Name: "header-mismatch-code", Layer: "modern", Requirement: "ERR-10", Version: "2026-07-28", Description: "URIs refused as malformed or hostile get -32020, the HTTP header-mismatch code"}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -147,7 +148,43 @@ func script(t *testing.T, version string) string {
 	req("ping", map[string]any{"_meta": map[string]any{"com.example.mcpconform/probe": "x"}})
 	req("resources/list", map[string]any{"_meta": map[string]any{"progressToken": "p1"}})
 	lines = append(lines, toolsAndPrompts(s, func(n int) string { return fmt.Sprintf(`"t%d"`, n) }, nil)...)
+	lines = append(lines, logsAndCompletions(func(n int) string { return fmt.Sprintf(`"c%d"`, n) }, nil)...)
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// logsAndCompletions are the requests of the scripts that touch the rules
+// of logging and completion a fault can break: logging/setLevel to a
+// level, a request it may log about, setLevel to a level no version
+// defines (c1 … c3); completions of a prompt argument, a template
+// variable and an argument of an unknown prompt (c4 … c6); server/discover
+// asking for an unknown log level (c7, 2026-07-28 only). id and wrap are
+// as for toolsAndPrompts.
+func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[string]any) []string {
+	var lines []string
+	req := func(method string, params map[string]any) {
+		var p any = params
+		if wrap != nil {
+			p = wrap(params)
+		}
+		lines = append(lines, request(id(len(lines)+1), method, p))
+	}
+	req("logging/setLevel", map[string]any{"level": "emergency"})
+	req("ping", nil)
+	req("logging/setLevel", map[string]any{"level": "mcpconform-verbose"})
+	complete := func(ref map[string]any, arg string) map[string]any {
+		return map[string]any{"ref": ref, "argument": map[string]any{"name": arg, "value": ""}}
+	}
+	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "topic"))
+	req("completion/complete", complete(map[string]any{"type": "ref/resource", "uri": "test://greeting/{name}"}, "name"))
+	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "mcp-conformance-unknown-prompt"}, "topic"))
+	if wrap != nil {
+		p := wrap(nil)
+		meta := maps.Clone(p["_meta"].(map[string]any))
+		meta[metaLogLevel] = "mcpconform-verbose"
+		p["_meta"] = meta
+		lines = append(lines, request(id(len(lines)+1), "server/discover", p))
+	}
+	return lines
 }
 
 // toolsAndPrompts are the requests of the scripts that touch every rule
@@ -245,6 +282,7 @@ func modernScript(t *testing.T) string {
 	raw("resources/list", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: map[string]any{}}})
 	// Tools and prompts, with ids "mt1" … of their own.
 	lines = append(lines, toolsAndPrompts(s, func(n int) string { return fmt.Sprintf(`"mt%d"`, n) }, enveloped)...)
+	lines = append(lines, logsAndCompletions(func(n int) string { return fmt.Sprintf(`"mc%d"`, n) }, enveloped)...)
 	raw("initialize", initParams("2025-11-25"))
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -322,7 +360,9 @@ var faultEffects = map[string]func(out string) bool{
 	"missing-server-info":       func(o string) bool { return !strings.Contains(o, `"serverInfo"`) },
 	"instructions-not-string":   func(o string) bool { return strings.Contains(o, `"instructions":42`) },
 	"capabilities-bad-types":    func(o string) bool { return strings.Contains(o, `"subscribe":"yes"`) },
-	"undeclared-resources":      func(o string) bool { return strings.Contains(o, `"capabilities":{"prompts":{},"tools":{}}`) },
+	"undeclared-resources": func(o string) bool {
+		return strings.Contains(o, `"capabilities":{"completions":{},"logging":{},"prompts":{},"tools":{}}`)
+	},
 	"reject-unknown-capability": func(o string) bool { return strings.Contains(o, "Unknown client capability") },
 	"early-server-request":      func(o string) bool { return strings.Contains(o, `"method":"roots/list"`) },
 	"unrequested-log":           func(o string) bool { return strings.Contains(o, `"method":"notifications/message"`) },
@@ -498,6 +538,23 @@ var faultEffects = map[string]func(out string) bool{
 	"prompt-missing-argument-accepted": func(o string) bool {
 		return scriptLine(o, "2025-11-25", "t16", `"text":"Summarize . Style: "`)
 	},
+
+	// The logging and completion requests of logsAndCompletions: ids
+	// "c1" … "c6" in the handshake sessions, "mc1" … "mc7" in 2026-07-28.
+	"log-bad-message":            func(o string) bool { return strings.Contains(o, `"level":"verbose","logger":42`) },
+	"set-level-refused":          func(o string) bool { return scriptLine(o, "2025-11-25", "c1", `"error":{"code":-32603`) },
+	"set-level-ignored":          func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
+	"set-level-unknown-accepted": func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
+	"log-level-meta-unchecked":   func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
+	"completion-too-many":        func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"topic-100"`) },
+	"completion-total-low":       func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"total":3`) },
+	"completion-unknown-prompt-served": func(o string) bool {
+		return scriptLine(o, "2025-11-25", "c6", `"result":{"completion"`)
+	},
+	"completion-undeclared-wrong-code": func(o string) bool {
+		return scriptLine(o, "2025-11-25", "c4", `"code":-32602`) && !strings.Contains(sessionOf(o, "2025-11-25"), `"completions":{}`)
+	},
+	"completion-bad-result": func(o string) bool { return scriptLine(o, "2025-11-25", "c5", `"values":"none"`) },
 
 	"hang-on-read": func(o string) bool { return !strings.Contains(o, `"contents":[`) },
 	"hostile-strings": func(o string) bool {

@@ -79,10 +79,13 @@ type Icon struct {
 // Capabilities are the server capabilities the mock declares. A nil
 // Resources, Tools or Prompts means the server has none of them at all.
 type Capabilities struct {
-	Resources    *ResourcesCapability      `json:"resources,omitempty"`
-	Tools        *ListCapability           `json:"tools,omitempty"`
-	Prompts      *ListCapability           `json:"prompts,omitempty"`
-	Logging      *struct{}                 `json:"logging,omitempty"`
+	Resources *ResourcesCapability `json:"resources,omitempty"`
+	Tools     *ListCapability      `json:"tools,omitempty"`
+	Prompts   *ListCapability      `json:"prompts,omitempty"`
+	Logging   *struct{}            `json:"logging,omitempty"`
+	// Completions serves completion/complete (declared from 2025-03-26;
+	// 2024-11-05 has no capability for it).
+	Completions  *struct{}                 `json:"completions,omitempty"`
 	Experimental map[string]map[string]any `json:"experimental,omitempty"`
 }
 
@@ -147,6 +150,9 @@ type Template struct {
 	Icons       []Icon         `json:"icons,omitempty"`
 	Meta        map[string]any `json:"_meta,omitempty"`
 	Read        TemplateRead   `json:"read"`
+	// Completions are the values completion/complete offers for each
+	// variable (a table's variable offers its rows' keys when left out).
+	Completions map[string][]string `json:"completions,omitempty"`
 }
 
 // The read rules of a template.
@@ -210,6 +216,8 @@ type PromptArgument struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
+	// Completions are the values completion/complete offers for it.
+	Completions []string `json:"completions,omitempty"`
 }
 
 // PromptMessage is one message of a prompt: a text content block.

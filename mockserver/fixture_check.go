@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -544,6 +545,14 @@ func checkTemplate(p *problems, path string, t Template) *templateEntry {
 		p.add(path+".uriTemplate", "the template must start with a literal scheme, e.g. \"test://\"")
 	}
 	vars := tmpl.Varnames()
+	for _, name := range slices.Sorted(maps.Keys(t.Completions)) {
+		if !slices.Contains(vars, name) {
+			p.add(path+".completions", "the template has no variable %q", name)
+		}
+		if len(t.Completions[name]) > 100 {
+			p.add(path+".completions."+name, "%d values; a completion result holds at most 100", len(t.Completions[name]))
+		}
+	}
 	switch t.Read.Rule {
 	case RuleTable:
 		te.variable = t.Read.Variable

@@ -170,10 +170,10 @@ func (s *server) capabilities() object {
 		}
 		caps[name] = o
 	}
-	if fc.Logging != nil {
+	if fc.Logging != nil && !s.faults.has("unrequested-log") {
 		caps["logging"] = object{}
 	}
-	if s.req == nil && s.faults.has("completion-bad-result") {
+	if s.completionsDeclared() {
 		caps["completions"] = object{}
 	}
 	if len(fc.Experimental) > 0 {
@@ -231,14 +231,21 @@ func (s *server) ping(params json.RawMessage) (any, *rpcError) {
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// setLevel accepts logging/setLevel when logging is declared. Only the
-// log-notifications variant logs, at the level set.
+// setLevel accepts logging/setLevel when logging is declared (LOG-04) and
+// refuses a level that is not a syslog severity with -32602 (LOG-07). Only
+// the log-notifications variant logs, at the level set.
 func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
+	if s.faults.has("set-level-refused") {
+		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: the log level cannot be changed."}
+	}
 	var p struct {
 		Level string `json:"level"`
 	}
-	if params == nil || json.Unmarshal(params, &p) != nil || !slices.Contains(logLevels, p.Level) {
-		return nil, invalidParams("Invalid params: level must be one of the syslog levels.")
+	if params == nil || json.Unmarshal(params, &p) != nil {
+		return nil, invalidParams("Invalid params: logging/setLevel needs a level.")
+	}
+	if !slices.Contains(logLevels, p.Level) && !s.faults.has("set-level-unknown-accepted") {
+		return nil, unknownEntity("Invalid params: level must be one of the syslog levels.")
 	}
 	s.logLevel = p.Level
 	return object{}, nil
@@ -274,6 +281,9 @@ func (s *server) afterInitialized() {
 			uri = s.listed[0].URI
 		}
 		s.notify("notifications/resources/updated", s.updatedParams(uri))
+	}
+	if s.faults.has("log-bad-message") {
+		s.notify("notifications/message", object{"level": "verbose", "logger": 42, "message": "client is ready"})
 	}
 	if s.faults.has("unrequested-log") {
 		s.notify("notifications/message", object{"level": "info", "logger": "mockserver", "data": "client is ready"})

@@ -34,7 +34,11 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 			if got := res["protocolVersion"]; got != tt.want {
 				t.Errorf("protocolVersion = %v, want %v", got, tt.want)
 			}
-			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}}
+			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}, "logging": map[string]any{}}
+			if tt.want != "2024-11-05" {
+				// The capability exists from 2025-03-26.
+				wantCaps["completions"] = map[string]any{}
+			}
 			if diff := cmp.Diff(wantCaps, res["capabilities"]); diff != "" {
 				t.Errorf("capabilities (-want +got):\n%s", diff)
 			}
@@ -179,7 +183,9 @@ func TestLoggingCapability(t *testing.T) {
 		t.Errorf("logging/setLevel loud: got %+v, want -32602", m.Error)
 	}
 	// Without the capability the method does not exist.
-	s2 := start(t, Options{})
+	fx = DefaultFixture()
+	fx.Capabilities.Logging = nil
+	s2 := start(t, Options{Fixture: fx})
 	s2.initialize("2025-06-18")
 	m, _ = s2.call("logging/setLevel", map[string]any{"level": "debug"})
 	if m.Error == nil || m.Error.Code != codeMethodNotFound {

@@ -92,6 +92,7 @@ var modernMethods = map[string]func(*server, json.RawMessage) (any, *rpcError){
 	"tools/call":               (*server).callTool,
 	"prompts/list":             (*server).listPrompts,
 	"prompts/get":              (*server).getPrompt,
+	"completion/complete":      (*server).complete,
 }
 
 // removedMethods existed in the handshake era and are gone from 2026-07-28.
@@ -117,6 +118,8 @@ func (s *server) modernHandler(method string) func(*server, json.RawMessage) (an
 		return (*server).unsubscribe
 	case method == "subscriptions/listen" && s.variants.has("no-listen"):
 		return nil
+	case method == "logging/setLevel" && s.variants.has("modern-set-level-served") && s.methodDeclared(method):
+		return (*server).setLevel
 	}
 	h, ok := modernMethods[method]
 	if !ok || !s.methodDeclared(method) {
@@ -205,7 +208,7 @@ func (s *server) checkEnvelope(params json.RawMessage) *rpcError {
 	}
 	if raw, ok := meta[metaLogLevel]; ok {
 		var level string
-		if json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level) {
+		if (json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level)) && !s.faults.has("log-level-meta-unchecked") {
 			return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaLogLevel + `"] must be one of the syslog levels.`}
 		}
 	}

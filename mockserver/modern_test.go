@@ -70,12 +70,13 @@ func TestDiscover(t *testing.T) {
 	s.modernResult("server/discover", nil, &res)
 	want := map[string]any{
 		"supportedVersions": []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"},
-		"capabilities":      map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}},
-		"instructions":      DefaultFixture().Instructions,
-		"resultType":        "complete",
-		"ttlMs":             float64(DefaultTTLMs),
-		"cacheScope":        "public",
-		"_meta":             map[string]any{metaServerInfo: modernServerInfo},
+		"capabilities": map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{},
+			"logging": map[string]any{}, "completions": map[string]any{}},
+		"instructions": DefaultFixture().Instructions,
+		"resultType":   "complete",
+		"ttlMs":        float64(DefaultTTLMs),
+		"cacheScope":   "public",
+		"_meta":        map[string]any{metaServerInfo: modernServerInfo},
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("server/discover (-want +got):\n%s", diff)

@@ -490,13 +490,13 @@ func (s *server) methodDeclared(method string) bool {
 	caps := s.cat.fx.Capabilities
 	switch {
 	case method == "logging/setLevel":
-		return caps.Logging != nil
+		return caps.Logging != nil && !s.faults.has("unrequested-log")
 	case strings.HasPrefix(method, "tools/"):
 		return caps.Tools != nil
 	case strings.HasPrefix(method, "prompts/"):
 		return caps.Prompts != nil
 	case method == "completion/complete":
-		return s.req == nil && s.faults.has("completion-bad-result")
+		return s.completionServed()
 	case method == "resources/templates/list" && s.variants.has("templates-not-implemented"):
 		return false
 	case strings.HasPrefix(method, "resources/"):
@@ -675,11 +675,4 @@ func (s *server) refuseMeta(params json.RawMessage) *rpcError {
 		}
 	}
 	return nil
-}
-
-// complete answers completion/complete, which only the
-// completion-bad-result fault declares: completion.values is a string, not
-// an array of strings (RES-TPL-06).
-func (s *server) complete(json.RawMessage) (any, *rpcError) {
-	return object{"completion": object{"values": "none"}}, nil
 }

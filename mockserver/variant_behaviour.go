@@ -39,6 +39,10 @@ func (s *server) beforeResponse(msg *incoming) {
 		}
 	}
 	legacyReady := s.clientReady && !s.modernTraffic(msg)
+	if legacyReady && s.logLevel != "" && s.faults.has("set-level-ignored") {
+		s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",
+			params: object{"level": "debug", "logger": "mockserver", "data": "answering " + short(msg.method)}})
+	}
 	if legacyReady && s.variants.has("log-notifications") {
 		level := cmp.Or(s.logLevel, "info")
 		s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",

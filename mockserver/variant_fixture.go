@@ -122,6 +122,9 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 	if vs.has("log-notifications") {
 		caps.Logging = &struct{}{}
 	}
+	if vs.has("no-completions") {
+		caps.Completions = nil
+	}
 	if vs.has("experimental-capability") {
 		if caps.Experimental == nil {
 			caps.Experimental = map[string]map[string]any{}

@@ -993,6 +993,31 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("echo answered %q", text)
 		}
 	},
+	"completion-has-more": func(t *testing.T, v *vsession) {
+		m, _ := v.call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "summarize"}, "argument": map[string]any{"name": "topic", "value": "m"}})
+		if m.Error != nil {
+			t.Fatalf("completion: %+v", m.Error)
+		}
+		c := decode(t, m.Result)["completion"].(map[string]any)
+		if len(c["values"].([]any)) != 1 || c["total"] != float64(2) || c["hasMore"] != true {
+			t.Errorf("completion %v, want one value of a total of 2, hasMore true", c)
+		}
+	},
+	"no-completions": func(t *testing.T, v *vsession) {
+		if _, ok := v.init["capabilities"].(map[string]any)["completions"]; ok {
+			t.Errorf("capabilities %v", v.init["capabilities"])
+		}
+		m, _ := v.call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "summarize"}, "argument": map[string]any{"name": "topic", "value": ""}})
+		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+			t.Errorf("completion: %+v", m)
+		}
+	},
+	"modern-set-level-served": func(t *testing.T, v *vsession) {
+		m, _ := v.call("logging/setLevel", map[string]any{"level": "info"})
+		if m.Error != nil || decode(t, m.Result)["resultType"] != "complete" {
+			t.Errorf("logging/setLevel: %+v %s", m.Error, m.Result)
+		}
+	},
 	"prompt-arguments-optional-all": func(t *testing.T, v *vsession) {
 		for _, p := range v.prompts {
 			args, _ := p["arguments"].([]any)

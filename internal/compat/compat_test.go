@@ -120,6 +120,10 @@ var allowedWarns = map[string]map[string]string{
 		"legacy-initialize-after-modern@2026-07-28":    "LIFE-27: after 2026-07-28 traffic a legacy initialize is refused (code 0, \"duplicate initialize\") without naming the versions the server supports",
 		"resources-read-unknown-uri":                   whyLegacyNotFound,
 		"resources-read-unknown-uri-known-scheme":      whyLegacyNotFound,
+		// go-sdk v1.8.0: ServerSession.setLevel stores params.Level as it
+		// comes; the 2026-07-28 envelope decodes logLevel as a string.
+		"log-unknown-level":                 "LOG-07: logging/setLevel with a level no version defines is answered {} instead of -32602",
+		"log-unknown-level-meta@2026-07-28": "LOG-07: a request whose _meta io.modelcontextprotocol/logLevel is no syslog level is served instead of refused with -32602",
 	},
 	"mcpgo": {
 		"envelope-empty-params@2026-07-28":             whyDualEra,
@@ -133,6 +137,7 @@ var allowedWarns = map[string]map[string]string{
 	"everything": tsWarns(map[string]string{
 		"template-mimetype-matches":   "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
 		"prompts-list-invalid-cursor": whyCursorIgnored,
+		"log-unknown-level":           "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
 	}),
 }
 

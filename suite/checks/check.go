@@ -119,7 +119,7 @@ func All() []*Check {
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
-		toolsChecks(), toolCallChecks(), promptsChecks(),
+		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(),
 	} {
 		all = append(all, family...)
 	}

@@ -2,19 +2,64 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
-// loggingChecks judge log notifications (LOG-*).
+// Probes of a handshake-era session that declares logging, sent last in
+// its shared process: logging/setLevel to LevelSet, then to LevelUnknown.
+const (
+	ProbeSetLevel        = "set-level"
+	ProbeSetLevelUnknown = "set-level-unknown"
+	// LevelSet is the level the probe sets: the most severe, so that any
+	// message less severe breaks it.
+	LevelSet = "emergency"
+	// LevelUnknown is a level no version defines.
+	LevelUnknown = "mcpconform-verbose"
+)
+
+// LogLevels are the syslog severities of LoggingLevel, least severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// loggingChecks judge log notifications and logging/setLevel (LOG-*).
 func loggingChecks() []*Check {
 	return []*Check{
 		{
 			ID: "no-log-without-capability", Requirement: "LOG-01", Area: "logging",
 			Description: "the server sends notifications/message only when it declared the logging capability",
 			Judge:       checkLogCapability,
+		},
+		{
+			ID: "log-message-shape", Requirement: "LOG-03", Area: "logging",
+			Description: "every notifications/message has a level of the eight syslog severities and a data member; logger, when present, is a string",
+			Judge:       checkLogMessageShape,
+		},
+		{
+			ID: "log-set-level", Requirement: "LOG-04", Area: "logging",
+			Description: "logging/setLevel with a valid level gets a result (an empty one)",
+			Requires:    []string{"logging"},
+			Versions:    legacyOnly,
+			Judge:       checkSetLevel,
+		},
+		{
+			ID: "log-level-respected", Requirement: "LOG-05", Area: "logging",
+			Description: `after logging/setLevel to "emergency" is answered, no notifications/message is less severe`,
+			Requires:    []string{"logging"},
+			Versions:    legacyOnly,
+			Judge:       checkLevelRespected,
+		},
+		{
+			ID: "log-unknown-level", Requirement: "LOG-07", Area: "logging",
+			Description: "logging/setLevel with a level no version defines gets the error -32602",
+			Requires:    []string{"logging"},
+			Versions:    legacyOnly,
+			Judge: func(j *J) Finding {
+				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
+					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
+			},
 		},
 	}
 }
@@ -41,4 +86,131 @@ func checkLogCapability(j *J) Finding {
 		})
 	}
 	return t.finding(fmt.Sprintf("%d log notifications, each from a server declaring the logging capability", t.n), "the server sent no notifications/message")
+}
+
+// logSchema is the schema text a log notification's params break.
+const logSchema = "level: LoggingLevel; logger?: string; data: unknown;"
+
+func checkLogMessageShape(j *J) Finding {
+	t := &tally{}
+	eachMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
+		if m.Method != "notifications/message" || m.Kind() != wire.KindNotification {
+			return
+		}
+		t.judged()
+		w := At(p, e.Seq)
+		params := wire.Object(m.Params)
+		if params == nil {
+			t.violateSchema(w, logSchema, "notifications/message: params is %s, want an object", describeType(m.Params))
+			return
+		}
+		if level, _ := wire.String(params["level"]); !slices.Contains(LogLevels, level) {
+			t.violateSchema(w, logSchema, "notifications/message: level is %s, want one of %v", describeType(params["level"]), LogLevels)
+		}
+		if _, ok := params["data"]; !ok {
+			t.violateSchema(w, logSchema, "notifications/message has no data member")
+		}
+		if lg, ok := params["logger"]; ok && wire.Type(lg) != "string" {
+			t.violateSchema(w, logSchema, "notifications/message: logger is %s, want a string", describeType(lg))
+		}
+	})
+	return t.finding(fmt.Sprintf("%d log notification(s), each with a syslog level and data", t.n), "the server sent no notifications/message")
+}
+
+func checkSetLevel(j *J) Finding {
+	t := &tally{}
+	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+		w, ok := answered(t, x, "logging/setLevel to "+LevelSet)
+		switch {
+		case !ok:
+		case !x.Response.Has("result"):
+			t.violate(w, "logging/setLevel to %s was refused with the error %s, though the server declares logging", LevelSet, clipJSON(x.Response.Error, 160))
+		case wire.Object(x.Response.Result) == nil:
+			t.violate(w, "logging/setLevel: the result is %s, want an (empty) object", describeType(x.Response.Result))
+		}
+	}
+	return t.finding("logging/setLevel to "+LevelSet+" gets a result", "logging/setLevel was not sent")
+}
+
+func checkLevelRespected(j *J) Finding {
+	t := &tally{}
+	var set *evidence.Exchange
+	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+		if x.Response != nil && x.Response.Has("result") {
+			set = x
+		}
+	}
+	if set == nil {
+		return skipped("logging/setLevel was not answered with a result (log-set-level judges it)")
+	}
+	p := set.Process
+	// The window: from the answer to the next setLevel (or the end).
+	end := -1
+	for _, x := range p.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)) {
+		if x.SentSeq >= 0 {
+			end = x.SentSeq
+		}
+	}
+	floor := slices.Index(LogLevels, LevelSet)
+	messages(p, func(e transcript.Entry, m *wire.Message) {
+		if e.Seq <= set.RecvSeq || end >= 0 && e.Seq > end || m.Method != "notifications/message" || p.Provoked(e.Seq) {
+			return
+		}
+		t.judged()
+		level, _ := wire.String(wire.Object(m.Params)["level"])
+		if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
+			t.violate(At(p, e.Seq), "a %s message after the level was set to %s", level, LevelSet)
+		}
+	})
+	return t.finding(fmt.Sprintf("%d log notification(s) after the level was set, none below %s", t.n, LevelSet),
+		"no notifications/message came after logging/setLevel was answered (nothing to judge)")
+}
+
+// answered counts a probe as judged and reports whether it was answered.
+// A probe never written or stopped by the harness is not judged; silence
+// within the harness's deadline is recorded as not judged, other silence
+// (the process exited) breaks the rule.
+func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
+	if x.Stopped() || x.NotSent() {
+		return nil, false
+	}
+	t.judged()
+	w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+	if x.Response != nil {
+		return w, true
+	}
+	if why, ok := timedOut(x); ok {
+		t.undecide(w, "%s: %s", what, why)
+	} else if x.NoResponse == nil {
+		// Neither an answer nor its absence is in the transcript: the
+		// process went past the budget of what is kept.
+		t.undecide(w, "%s: no answer in the part of the transcript kept", what)
+	} else {
+		t.violate(w, "%s: %s", what, gotOf(x))
+	}
+	return w, false
+}
+
+// errorProbe judges probes that must get the error code want: a result or
+// another code breaks the rule. what names the probe in messages.
+func errorProbe(xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
+	t := &tally{}
+	for _, x := range xs {
+		w, ok := answered(t, x, what(x))
+		switch {
+		case !ok:
+		case x.Response.Has("result"):
+			t.violate(w, "%s got the result %s; it should be the error %d", what(x), clipJSON(x.Response.Result, 160), want)
+		default:
+			if code, ok := x.ErrorCode(); !ok || code != want {
+				t.violate(w, "%s got the error %s; the code for it is %d", what(x), clipJSON(x.Response.Error, 120), want)
+			}
+		}
+	}
+	return t.finding(okMsg, nothing)
+}
+
+// named is a fixed name for errorProbe.
+func named(what string) func(*evidence.Exchange) string {
+	return func(*evidence.Exchange) string { return what }
 }

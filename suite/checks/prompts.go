@@ -231,37 +231,15 @@ func checkPromptContent(j *J) Finding {
 }
 
 func checkMissingArgument(j *J) Finding {
-	t := &tally{}
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)) {
-		if x.Stopped() || x.NotSent() {
-			continue
-		}
-		t.judged()
-		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+	what := func(x *evidence.Exchange) string {
 		name := ""
 		if x.Request != nil {
 			name, _ = wire.String(wire.Object(x.Request.Params)["name"])
 		}
-		switch {
-		case x.Response == nil:
-			if why, ok := timedOut(x); ok {
-				t.undecide(w, "prompt %q without its required arguments: %s", clipString(name, 60), why)
-			} else if x.NoResponse == nil {
-				// Neither an answer nor its absence is in the transcript:
-				// the process went past the budget of what is kept.
-				t.undecide(w, "prompt %q without its required arguments: no answer in the part of the transcript kept", clipString(name, 60))
-			} else {
-				t.violate(w, "prompt %q without its required arguments: %s", clipString(name, 60), gotOf(x))
-			}
-		case x.Response.Has("result"):
-			t.violate(w, "prompt %q was rendered without its required arguments; it should be the error -32602", clipString(name, 60))
-		default:
-			if code, ok := x.ErrorCode(); !ok || code != wire.CodeInvalidParams {
-				t.violate(w, "prompt %q without its required arguments got the error %s; the code for it is -32602", clipString(name, 60), clipJSON(x.Response.Error, 120))
-			}
-		}
+		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return t.finding("a missing required argument gets -32602", "no listed prompt has a required argument")
+	return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 
 func checkPromptTitles(j *J) Finding {

@@ -200,6 +200,9 @@ func (l *live) discover(ctx context.Context) {
 		}
 		l.call(ctx, evidence.TagTemplateRead, "resources/read", map[string]any{"uri": u})
 	}
+	if l.p.alive() && ctx.Err() == nil {
+		l.completeArguments(ctx, prompts)
+	}
 }
 
 // getPrompts gets every listed prompt (up to MaxReads), its required
@@ -264,6 +267,9 @@ func (l *live) sharedWork(ctx context.Context) {
 	}
 	if l.modern {
 		l.listAfter(ctx)
+	} else {
+		// Last: the level it sets stays for the rest of the process.
+		l.setLevelProbe(ctx)
 	}
 	l.waitToolCalls(ctx)
 	l.settleReplies(l.p, 50*time.Millisecond)

@@ -1,0 +1,83 @@
+package execute
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// maxCompletions bounds how many completion/complete requests discovery
+// sends: one per prompt argument and per template variable.
+const maxCompletions = 60
+
+// completeArguments asks for completions of every argument of every listed
+// prompt (ref/prompt) and every variable of every listed template
+// (ref/resource), with the empty value: completion only suggests, so it is
+// safe to call. It runs when the server declares completions, and in
+// 2024-11-05, whose completion/complete has no capability: there a first
+// refusal ends it, as the server may not offer completion at all. A
+// server that declares none from 2025-03-26 gets one request, to see how
+// it refuses.
+func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage) {
+	declared := l.s.Caps().Has("completions")
+	if !declared && l.s.Version != wire.V20241105 {
+		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.wanted("completion-undeclared") {
+			l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteUndeclared), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
+		}
+		return
+	}
+	if !l.x.wanted("completion-result-shape", "completion-total") {
+		return
+	}
+	type target struct{ kind, key, ref, arg string }
+	var targets []target
+	for _, it := range prompts {
+		m := wire.Object(it)
+		name, ok := wire.String(m["name"])
+		if !ok {
+			continue
+		}
+		args, _ := wire.Array(m["arguments"])
+		for _, a := range args {
+			if an, ok := wire.String(wire.Object(a)["name"]); ok {
+				targets = append(targets, target{"ref/prompt", "name", name, an})
+			}
+		}
+	}
+	for _, it := range l.s.Templates().Items {
+		tpl, ok := wire.String(wire.Object(it)["uriTemplate"])
+		if !ok {
+			continue
+		}
+		for _, v := range evidence.TemplateVars(tpl) {
+			targets = append(targets, target{"ref/resource", "uri", tpl, v})
+		}
+	}
+	for i, t := range targets {
+		if i == maxCompletions {
+			l.p.c.Budget(transcript.Budget{What: "completions of arguments", Limit: fmt.Sprintf("the first %d were asked for", maxCompletions)})
+			return
+		}
+		if !l.p.alive() || ctx.Err() != nil {
+			return
+		}
+		x := l.call(ctx, evidence.ProbeTag(checks.ProbeComplete), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
+		if !declared && (x.Response == nil || !x.Response.Has("result")) {
+			return
+		}
+	}
+}
+
+// completeParams are the params of a completion/complete of argument arg
+// of the prompt or template ref, with the empty value.
+func completeParams(kind, key, ref, arg string) map[string]any {
+	return map[string]any{
+		"ref":      map[string]any{"type": kind, key: ref},
+		"argument": map[string]any{"name": arg, "value": ""},
+	}
+}
