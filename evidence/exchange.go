@@ -242,6 +242,7 @@ func buildIndex(p *Process) *exchanges {
 			x.bySent[ex.SentSeq] = append(x.bySent[ex.SentSeq], ex)
 		}
 	}
+	flooded := false
 	for _, e := range entries {
 		switch e.Dir {
 		case transcript.Send:
@@ -336,6 +337,9 @@ func buildIndex(p *Process) *exchanges {
 					}
 				}
 			}
+			if b := e.Event.Budget; b != nil && b.What == "transcript" {
+				flooded = true
+			}
 			if n := e.Event.NoResponse; n != nil {
 				var ex *Exchange
 				if n.ID != nil {
@@ -353,6 +357,17 @@ func buildIndex(p *Process) *exchanges {
 				// comes later still answers it (late, which is recorded).
 				nr := *n
 				ex.NoResponse, ex.EventSeq = &nr, e.Seq
+			}
+		}
+	}
+	if flooded {
+		// Past the transcript's budget lines are counted, not kept: a
+		// request with neither an answer nor a reason for its silence may
+		// have been answered there. The harness's budget decides nothing.
+		for _, ex := range x.all {
+			if ex.Response == nil && ex.NoResponse == nil {
+				ex.NoResponse = &transcript.NoResponse{Tag: ex.Tag, Method: ex.Method, ID: ex.ID, Reason: transcript.ReasonStopped,
+					Detail: "the transcript went past its budget: an answer, if any, was not kept"}
 			}
 		}
 	}

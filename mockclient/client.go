@@ -166,6 +166,10 @@ type Client struct {
 	replies   chan []byte      // answers to server requests, written in order
 	dropped   int              // server requests left unanswered by the bound
 	hurry     bool             // CloseNow: short waits
+	// stuckAt is where on stdout a line began that held a request past
+	// its deadline without ending (-1: none): while that line goes on,
+	// no answer can arrive, so requests are not sent.
+	stuckAt int64
 	// declared are the client capabilities of the last initialize sent:
 	// a server request for one of them gets an answer, not -32601.
 	declared map[string]json.RawMessage
@@ -218,6 +222,7 @@ func Start(opts Options) (*Client, error) {
 		stderrEOF: make(chan struct{}),
 		lines:     wire.NewLineReader(p.stdout, opts.MaxMessageSize),
 		replies:   make(chan []byte, maxReplyQueue),
+		stuckAt:   -1,
 	}
 	// A line the transcript will clip is never held whole: a server that
 	// answers 50 MB again and again costs the first answer kept, not one
@@ -408,6 +413,12 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 	// after stallLimit consecutive timeouts anywhere in the run the method
 	// is deemed hung and further calls fail at once (the verdict is the
 	// same: no response).
+	if why := c.stuckLocked(); why != "" {
+		c.mu.Unlock()
+		x.Err = fmt.Errorf("%w (%s)", ErrHung, why)
+		c.noResponse(x, transcript.ReasonHung, 0, why)
+		return x
+	}
 	if c.opts.Stalls.isHung(c, method) {
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w (earlier %s requests got no response within %s)", ErrHung, method, c.opts.Timeout)
@@ -451,6 +462,14 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 			}
 			waited = time.Duration(n) * timeout
 			stop = fmt.Errorf("%w (%s)", ErrTimeout, waited)
+			if pending, read := c.lines.Progress(); pending > 0 && (read == seen || pending > int64(c.opts.MaxMessageSize)) {
+				// stdout is held by a line that did not grow for a whole
+				// deadline, or that can no longer be a message: nothing
+				// can be answered before it ends.
+				c.mu.Lock()
+				c.stuckAt = read - pending
+				c.mu.Unlock()
+			}
 		case <-ctx.Done():
 			stop = fmt.Errorf("%w before the response (%w)", ErrStopped, ctx.Err())
 		}
@@ -475,6 +494,20 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 	}
 	x.Duration = time.Since(start)
 	return x
+}
+
+// stuckLocked says why no request can be answered now: stdout is still
+// inside the line that held an earlier request past its deadline. c.mu
+// is held.
+func (c *Client) stuckLocked() string {
+	if c.stuckAt < 0 {
+		return ""
+	}
+	if pending, read := c.lines.Progress(); pending > 0 && read-pending == c.stuckAt {
+		return fmt.Sprintf("not sent: stdout is still inside a line that began at byte %d and kept an earlier request from its answer for a whole deadline (%d bytes so far)", c.stuckAt, pending)
+	}
+	c.stuckAt = -1
+	return ""
 }
 
 // withdraw removes a pending call; false means it was completed meanwhile.

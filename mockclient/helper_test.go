@@ -145,6 +145,11 @@ func serveHelper(modes string) int {
 				w.Write(chunk)
 			}
 			w.WriteString(`"}`)
+		} else if req.Method == "half" {
+			// The start of an answer, and then nothing, ever.
+			w.WriteString(`{"text":"half`)
+			w.Flush()
+			time.Sleep(time.Hour)
 		} else if req.Method == "deep" {
 			// Nested past wire.MaxDepth: an answer the client cannot read.
 			w.WriteString(strings.Repeat("[", 1000) + strings.Repeat("]", 1000))

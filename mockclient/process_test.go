@@ -259,6 +259,33 @@ func TestDeadlineWaitsForALineStillArriving(t *testing.T) {
 	}
 }
 
+// A line that stopped in its middle for a whole deadline holds stdout:
+// no later request can be answered before it ends, so none is sent (the
+// run does not wait a deadline for each), until the line moves on.
+func TestLineStuckMidwayStopsRequests(t *testing.T) {
+	c := startHelper(t, "plain", Options{Timeout: 300 * time.Millisecond})
+	if x := c.Call(context.Background(), "half", nil); !errors.Is(x.Err, ErrTimeout) {
+		t.Fatalf("half an answer: got %v, want a timeout", x.Err)
+	}
+	start := time.Now()
+	x := c.Call(context.Background(), "ping", nil)
+	if !errors.Is(x.Err, ErrHung) || x.SentSeq >= 0 {
+		t.Fatalf("after a line stuck midway: got %v (sent at %d), want hung and not sent", x.Err, x.SentSeq)
+	}
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Errorf("the request took %s: it waited instead of failing at once", d)
+	}
+	var reason transcript.Reason
+	for _, e := range c.Transcript().Entries() {
+		if e.Event != nil && e.Event.NoResponse != nil && e.Event.NoResponse.Method == "ping" {
+			reason = e.Event.NoResponse.Reason
+		}
+	}
+	if reason != transcript.ReasonHung {
+		t.Errorf("the ping's noResponse says %q, want %q", reason, transcript.ReasonHung)
+	}
+}
+
 func TestStderrLinesKeepTheirOwnText(t *testing.T) {
 	long := strings.Repeat("a", 100_000)
 	r := strings.NewReader("first\r\n" + long + "\n" + "last line\n")
