@@ -520,6 +520,9 @@ func checkAllAnswered(j *J) Finding {
 			if j.Run.Timeout > 0 && nr.Deadline < j.Run.Timeout*9/10 {
 				return // a deadline shortened on purpose: silence there is only recorded
 			}
+			if x.Tag == evidence.TagToolCall || x.Tag == evidence.TagToolCallInvalid {
+				return // a tool may run as long as it likes; the report says which went unanswered
+			}
 			// The deadline is the harness's: silence within it proves no
 			// broken rule (the client then cancels, after which the server
 			// owes no response), so the request is left undecided.
