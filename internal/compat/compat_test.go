@@ -103,6 +103,11 @@ const (
 	whyDropsBatches      = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
 	whyZodMessage        = "ERR-13: a zod validation error is the message, several lines of JSON"
 	whyNoParamsCode      = "ERR-04 (robustness): resources/read without params gets an error other than -32602"
+	// Both Go SDKs hand prompts/get to the handler without checking the
+	// arguments a prompt marks required; the plain error a handler
+	// returns then goes out with the SDK's generic code (go-sdk 0,
+	// mcp-go -32603).
+	whyPromptArgsToHandler = "PROMPTS-15: prompts/get without a required argument gets the handler's error with the SDK's generic code, not -32602 (the SDK does not check required arguments)"
 )
 
 // allowedWarns lists every warning the suite may give against a real
@@ -111,6 +116,7 @@ const (
 // warning without review.
 var allowedWarns = map[string]map[string]string{
 	"gosdk": {
+		"prompts-missing-argument":                     whyPromptArgsToHandler,
 		"envelope-empty-params@2026-07-28":             whyDualEra,
 		"envelope-missing-params@2026-07-28":           whyDualEra,
 		"envelope-missing-protocol-version@2026-07-28": whyDualEra,
@@ -126,6 +132,7 @@ var allowedWarns = map[string]map[string]string{
 		"log-unknown-level-meta@2026-07-28": "LOG-07: a request whose _meta io.modelcontextprotocol/logLevel is no syslog level is served instead of refused with -32602",
 	},
 	"mcpgo": {
+		"prompts-missing-argument":                     whyPromptArgsToHandler,
 		"envelope-empty-params@2026-07-28":             whyDualEra,
 		"envelope-missing-params@2026-07-28":           whyDualEra,
 		"envelope-missing-protocol-version@2026-07-28": whyDualEra,
@@ -135,9 +142,8 @@ var allowedWarns = map[string]map[string]string{
 	},
 	"ts": tsWarns(),
 	"everything": tsWarns(map[string]string{
-		"template-mimetype-matches":   "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
-		"prompts-list-invalid-cursor": whyCursorIgnored,
-		"log-unknown-level":           "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
+		"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
+		"log-unknown-level":         "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
 	}),
 }
 
@@ -160,6 +166,7 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"resources-read-no-params":                whyNoParamsCode,
 		"tools-call-unknown-tool":                 whyUnknownToolResult,
 		"tools-list-invalid-cursor":               whyCursorIgnored,
+		"prompts-list-invalid-cursor":             whyCursorIgnored,
 	}
 	for _, o := range more {
 		for k, v := range o {

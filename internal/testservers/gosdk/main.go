@@ -83,6 +83,16 @@ func newServer() *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in addInput) (*mcp.CallToolResult, addOutput, error) {
 			return nil, addOutput{Sum: in.A + in.B}, nil
 		})
+	// A prompt with a required argument: the suite gets it, and gets it
+	// without the argument.
+	server.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greets someone by name.", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			name, ok := req.Params.Arguments["name"]
+			if !ok {
+				return nil, fmt.Errorf("missing required argument %q", "name")
+			}
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + name + "."}}}}, nil
+		})
 	return server
 }
 

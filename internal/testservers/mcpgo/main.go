@@ -66,6 +66,7 @@ func newServer() *server.MCPServer {
 	s := server.NewMCPServer("mcpconform-mcpgo", "0.1.0",
 		server.WithResourceCapabilities(true, true),
 		server.WithToolCapabilities(false),
+		server.WithPromptCapabilities(false),
 		server.WithPaginationLimit(fixture.PageSize),
 		server.WithHooks(hooks),
 	)
@@ -135,6 +136,16 @@ func newServer() *server.MCPServer {
 		out := addOutput{Sum: a + b}
 		return mcp.NewToolResultStructured(out, fmt.Sprintf(`{"sum":%v}`, out.Sum)), nil
 	})
+	// A prompt with a required argument: the suite gets it, and gets it
+	// without the argument.
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("Greets someone by name."), mcp.WithArgument("name", mcp.RequiredArgument())),
+		func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			name, ok := req.Params.Arguments["name"]
+			if !ok {
+				return nil, fmt.Errorf("missing required argument %q", "name")
+			}
+			return mcp.NewGetPromptResult("", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Say hello to "+name+"."))}), nil
+		})
 	return s
 }
 

@@ -84,4 +84,11 @@ server.registerTool("add", {
   return { content: [{ type: "text", text: JSON.stringify(out) }], structuredContent: out };
 });
 
+// A prompt with a required argument: the suite gets it, and gets it
+// without the argument.
+server.registerPrompt("greet", {
+  description: "Greets someone by name.",
+  argsSchema: { name: z.string() },
+}, ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }] }));
+
 await server.connect(new StdioServerTransport());
