@@ -280,7 +280,7 @@ func (l *live) sharedWork(ctx context.Context) {
 // by then is not judged, and the run does not wait on it. It is shorter
 // than the request deadline, so every-request-answered only records the
 // silence.
-const toolCallDeadline = 3 * time.Second
+const toolCallDeadline = 2 * time.Second
 
 // startToolCalls calls the listed tools the user's policy allows (by
 // default those annotated readOnlyHint: true), each with arguments built
