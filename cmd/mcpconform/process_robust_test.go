@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -426,8 +427,11 @@ func TestHostileServers(t *testing.T) {
 			if r.report.Summary.Fail > 0 {
 				t.Errorf("got %+v: an unfinished line proves nothing", r.report.Summary)
 			}
-			if x := r.result(t, "every-request-answered"); x.Verdict != "error" || !strings.Contains(x.Message, "within the harness's deadline of 2s") {
-				t.Errorf("every-request-answered: %s: %s; want not judged, naming the 2s deadline", x.Verdict, x.Message)
+			// The deadline named is the one waited: --timeout, or a
+			// multiple of it when the line was still growing under the
+			// size limit as it passed (a busy machine reads it slower).
+			if x := r.result(t, "every-request-answered"); x.Verdict != "error" || !regexp.MustCompile(`within the harness's deadline of ([2468]|1[02468])s`).MatchString(x.Message) {
+				t.Errorf("every-request-answered: %s: %s; want not judged, naming the deadline waited (a multiple of --timeout 2s)", x.Verdict, x.Message)
 			}
 			// Each process may hold a line of up to --max-message-size
 			// (64 MiB) while it arrives; past that only its start is kept.
