@@ -315,20 +315,7 @@ type Request struct {
 // Do sends a request and waits for its response, the deadline, or the end
 // of the process.
 func (c *Client) Do(ctx context.Context, r Request) *Exchange {
-	if r.ID == nil {
-		r.ID = c.NewID()
-	}
-	if r.Timeout <= 0 {
-		r.Timeout = c.opts.Timeout
-	}
-	line := r.Line
-	if line == nil {
-		var err error
-		if line, err = encodeRequest(r.ID, r.Method, r.Params); err != nil {
-			return &Exchange{Tag: r.Tag, ID: r.ID, Method: r.Method, Err: err}
-		}
-	}
-	return c.callRaw(ctx, r.Tag, r.ID, r.Method, line, r.Timeout)
+	return c.send(ctx, r, true).Wait()
 }
 
 // Call sends a request with a fresh id and waits for its response, the
@@ -382,21 +369,61 @@ func (c *Client) noteDeclared(method string, line []byte) {
 	}
 }
 
-func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, method string, line []byte, timeout time.Duration) *Exchange {
+// Pending is a request written (or refused before writing) whose
+// response is still to be awaited.
+type Pending struct {
+	c       *Client
+	ctx     context.Context
+	x       *Exchange
+	cl      *call // nil when the request ended before it was written
+	method  string
+	timeout time.Duration
+	start   time.Time
+	stalls  bool // whether a timeout counts towards the method's hang
+	once    sync.Once
+}
+
+// Send writes a request and returns without waiting: Wait gives the
+// exchange Do would have. A request sent so does not count towards
+// deeming its method hung (it is a probe of the process, not of the
+// method).
+func (c *Client) Send(ctx context.Context, r Request) *Pending {
+	return c.send(ctx, r, false)
+}
+
+func (c *Client) send(ctx context.Context, r Request, stalls bool) *Pending {
+	if r.ID == nil {
+		r.ID = c.NewID()
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = c.opts.Timeout
+	}
+	line := r.Line
+	if line == nil {
+		var err error
+		if line, err = encodeRequest(r.ID, r.Method, r.Params); err != nil {
+			return &Pending{x: &Exchange{Tag: r.Tag, ID: r.ID, Method: r.Method, Err: err}}
+		}
+	}
+	return c.begin(ctx, r.Tag, r.ID, r.Method, line, r.Timeout, stalls)
+}
+
+func (c *Client) begin(ctx context.Context, tag string, id json.RawMessage, method string, line []byte, timeout time.Duration, stalls bool) *Pending {
 	c.noteDeclared(method, line)
 	x := &Exchange{Tag: tag, ID: id, Method: method, Sent: line, SentSeq: -1, RecvSeq: -1}
+	pd := &Pending{c: c, ctx: ctx, x: x, method: method, timeout: timeout, stalls: stalls}
 	cl := &call{x: x, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		x.Err = ErrClosed
-		return x
+		return pd
 	}
 	if err := ctx.Err(); err != nil {
 		// The run is over (its deadline, or an interrupt): nothing more is sent.
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w: not sent (%w)", ErrStopped, err)
-		return x
+		return pd
 	}
 	if c.exited {
 		c.mu.Unlock()
@@ -404,10 +431,10 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		x.Err = fmt.Errorf("%w (%s)", ErrExited, info)
 		if info.Stage == string(transcript.Stopped) {
 			c.noResponse(x, transcript.ReasonStopped, 0, "not sent: the harness had stopped the server (past its transcript budget)")
-			return x
+			return pd
 		}
 		c.noResponse(x, transcript.ReasonExited, 0, "before the request; "+info.String())
-		return x
+		return pd
 	}
 	// A server that hangs on a method would cost a full deadline per call;
 	// after stallLimit consecutive timeouts anywhere in the run the method
@@ -417,18 +444,18 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w (%s)", ErrHung, why)
 		c.noResponse(x, transcript.ReasonHung, 0, why)
-		return x
+		return pd
 	}
-	if c.opts.Stalls.isHung(c, method) {
+	if stalls && c.opts.Stalls.isHung(c, method) {
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w (earlier %s requests got no response within %s)", ErrHung, method, c.opts.Timeout)
 		c.noResponse(x, transcript.ReasonHung, 0, "")
-		return x
+		return pd
 	}
 	c.pending[wire.IDKey(id)] = cl
 	c.loose[wire.LooseIDKey(id)] = cl
 	c.mu.Unlock()
-	start := time.Now()
+	pd.start = time.Now()
 	seq, err := c.write(tag, line)
 	c.mu.Lock()
 	x.SentSeq = seq
@@ -440,8 +467,24 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		} else {
 			<-cl.done
 		}
-		return x
+		return pd
 	}
+	pd.cl = cl
+	return pd
+}
+
+// Wait waits for the response, the deadline, or the end of the process,
+// and returns the exchange; it may be called more than once.
+func (pd *Pending) Wait() *Exchange {
+	pd.once.Do(pd.wait)
+	return pd.x
+}
+
+func (pd *Pending) wait() {
+	if pd.cl == nil {
+		return
+	}
+	c, ctx, x, cl, method, timeout := pd.c, pd.ctx, pd.x, pd.cl, pd.method, pd.timeout
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stop error
@@ -479,7 +522,9 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 		if c.withdraw(cl) {
 			x.Err = stop
 			if errors.Is(stop, ErrTimeout) {
-				c.opts.Stalls.add(c, method, false)
+				if pd.stalls {
+					c.opts.Stalls.add(c, method, false)
+				}
 				c.noResponse(x, transcript.ReasonTimeout, waited, "")
 				c.cancelTimedOut(x, waited)
 			} else {
@@ -489,11 +534,10 @@ func (c *Client) callRaw(ctx context.Context, tag string, id json.RawMessage, me
 			<-cl.done // completed concurrently: keep that outcome
 		}
 	}
-	if x.Response != nil {
+	if x.Response != nil && pd.stalls {
 		c.opts.Stalls.add(c, method, true)
 	}
-	x.Duration = time.Since(start)
-	return x
+	x.Duration = time.Since(pd.start)
 }
 
 // stuckLocked says why no request can be answered now: stdout is still

@@ -343,3 +343,35 @@ func TestServerRequestsAnsweredAsDeclared(t *testing.T) {
 		})
 	}
 }
+
+// TestSendWritesBeforeReturning: Send's request is on stdin (and in the
+// transcript) when Send returns; Wait gives what Do would, as often as
+// asked; and requests sent so never make their method hung.
+func TestSendWritesBeforeReturning(t *testing.T) {
+	c := startHelper(t, "plain", Options{Timeout: 5 * time.Second})
+	pd := c.Send(context.Background(), Request{Tag: "sent-early", Method: "ping"})
+	written := false
+	for _, e := range c.Transcript().Entries() {
+		written = written || e.Dir == transcript.Send && e.Tag == "sent-early"
+	}
+	if !written {
+		t.Errorf("Send returned before writing its request")
+	}
+	x := pd.Wait()
+	if !x.OK() || x.Tag != "sent-early" || x.SentSeq < 0 {
+		t.Fatalf("Wait: %+v", x)
+	}
+	if again := pd.Wait(); again != x {
+		t.Errorf("a second Wait gave another exchange")
+	}
+
+	deaf := startHelper(t, "no-read", Options{Timeout: 5 * time.Second})
+	for range stallLimit + 1 {
+		if x := deaf.Send(context.Background(), Request{Method: "ping", Timeout: 20 * time.Millisecond}).Wait(); !errors.Is(x.Err, ErrTimeout) {
+			t.Fatalf("a ping to a server that reads nothing: %v, want a timeout", x.Err)
+		}
+	}
+	if x := deaf.Do(context.Background(), Request{Method: "ping", Timeout: 20 * time.Millisecond}); !errors.Is(x.Err, ErrTimeout) {
+		t.Errorf("after %d unanswered pings sent with Send, Do gave %v; want the request sent and timed out, not refused as hung", stallLimit+1, x.Err)
+	}
+}

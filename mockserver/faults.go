@@ -69,6 +69,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "blank-lines", Layer: "stdio", Requirement: "STDIO-03", Description: "writes an empty line after every message"}},
 	{Fault: Fault{Name: "nul-byte", Layer: "stdio", Requirement: "STDIO-03", Description: "writes a line holding a raw NUL byte right after the initialize response"}},
 	{Fault: Fault{Name: "partial-line-at-exit", Layer: "stdio", Requirement: "STDIO-02", Description: "on stdin EOF writes half a JSON message without a newline, then stops"}},
+	{Fault: Fault{Name: "stream-decoder", Layer: "stdio", Requirement: "ERR-01", Description: "reads stdin as a stream of JSON values, not lines (as go-sdk does): a truncated line swallows the next message, and stdin that stops being JSON ends the server with exit status 1"}},
 	{Fault: Fault{Name: "chunked-writes", Layer: "stdio", Requirement: "STDIO-02", Harness: true, Description: "writes every message in three pieces with short pauses between them (still correct framing)"}},
 
 	// JSON-RPC envelopes and error handling.

@@ -309,6 +309,37 @@ var specialFaults = []string{
 	"slow", "chunked-writes", "stderr-flood", "ignore-stdin-eof",
 	"huge-line", "huge-line-unterminated", "huge-response",
 	"notification-flood", "stdout-flood", "request-flood", "endless-line",
+	"stream-decoder",
+}
+
+// TestStreamDecoderSwallowsAndDies: under stream-decoder a truncated line
+// takes the next message as its missing value, and the message after that
+// ends the server, as go-sdk's stream decoder does.
+func TestStreamDecoderSwallowsAndDies(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"ping"}
+{"jsonrpc":"2.0","id":3,"method":
+{"jsonrpc":"2.0","id":4,"method":"ping"}
+{"jsonrpc":"2.0","id":5,"method":"ping"}
+`
+	out, _, err := transcript(Options{Faults: []string{"stream-decoder"}}, in)
+	if err == nil || !strings.Contains(err.Error(), "decoding the JSON stream") {
+		t.Errorf("Serve returned %v, want the decoding error that ends the server", err)
+	}
+	if !strings.Contains(string(out), `"id":2,"result":{}`) {
+		t.Errorf("the ping before the truncated line was not answered:\n%s", out)
+	}
+	for _, id := range []string{`"id":3`, `"id":4`, `"id":5`} {
+		if strings.Contains(string(out), id) {
+			t.Errorf("stdout answers %s, which the broken stream swallowed:\n%s", id, out)
+		}
+	}
+	// The correct server answers the pings around the truncated line.
+	out, _, err = transcript(Options{}, in)
+	if err != nil || !strings.Contains(string(out), `"id":4,"result":{}`) || !strings.Contains(string(out), `"id":5,"result":{}`) {
+		t.Errorf("the correct server: %v\n%s", err, out)
+	}
 }
 
 // faultEffects states, for many faults, something the faulty transcript

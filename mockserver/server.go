@@ -161,6 +161,10 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
+		if s.faults.has("stream-decoder") {
+			streamValues(in, lines, done)
+			return
+		}
 		lr := newLineReader(in, maxLine)
 		for {
 			line, n, tooLong, err := lr.next()
@@ -201,6 +205,33 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("writing stdout: %w", err)
 		}
 		s.rearm()
+	}
+}
+
+// streamValues is the reader of the stream-decoder fault: stdin is a
+// stream of JSON values whatever its lines, each value handled as if it
+// were a line; the first thing that is not JSON ends the server.
+func streamValues(in io.Reader, lines chan<- lineOrErr, done <-chan struct{}) {
+	dec := json.NewDecoder(in)
+	for {
+		var v json.RawMessage
+		l := lineOrErr{err: dec.Decode(&v)}
+		if l.err == nil {
+			var b bytes.Buffer
+			if json.Compact(&b, v) == nil {
+				l.line, l.n = b.Bytes(), b.Len()
+			}
+		} else if l.err != io.EOF {
+			l.err = fmt.Errorf("decoding the JSON stream: %w", l.err)
+		}
+		select {
+		case lines <- l:
+		case <-done:
+			return
+		}
+		if l.err != nil {
+			return
+		}
 	}
 }
 

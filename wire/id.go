@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
+	"strconv"
 )
 
 // IDKey canonicalises a JSON-RPC id so that ids are compared by value and
@@ -30,15 +32,27 @@ func IDKey(id json.RawMessage) string {
 }
 
 // LooseIDKey is IDKey ignoring the difference between a string id and a
-// number id with the same text ("7" and 7): it finds the request a response
-// meant when the response got the id's type wrong.
+// number id with the same text ("7" and 7), and, for an integer id beyond
+// ±(2^53-1), the digits a 64-bit float cannot hold (9007199254740993 read
+// by JavaScript comes back as 9007199254740992): it finds the request a
+// response meant when the response got the id's type or precision wrong.
 func LooseIDKey(id json.RawMessage) string {
 	k := IDKey(id)
+	if len(k) > 2 && k[0] == 'n' {
+		if r := rat(k[2:]); r != nil && r.IsInt() && r.Num().CmpAbs(maxSafeInteger) > 0 {
+			f, _ := r.Float64()
+			return "x:~" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
 	if len(k) > 2 && (k[0] == 's' || k[0] == 'n') {
 		return "x:" + k[2:]
 	}
 	return k
 }
+
+// maxSafeInteger is 2^53-1, the largest integer every 64-bit float holds
+// exactly, and so every JavaScript number.
+var maxSafeInteger = big.NewInt(1<<53 - 1)
 
 // IsNullID reports whether an id member is absent or null, as in a response
 // to a request whose id could not be read.

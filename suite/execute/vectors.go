@@ -192,14 +192,22 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 // slowest follow-up the server has answered in this run.
 const minSuspect = 250 * time.Millisecond
 
+// minNudge is how long, at least, a follow-up in a chain of disposable
+// tests goes unanswered before a second one is sent (awaitFollowUp).
+// A fixed wait, but one that decides nothing: what the second follow-up
+// provokes is judged, not its timing.
+const minNudge = 50 * time.Millisecond
+
 // awaitFollowUp sends the follow-up request after a test's steps and
-// reports whether it was answered. In a chain of disposable tests, an
-// answer slower than suspectAfter makes the process suspect: the next test
-// gets a fresh process, while this request keeps its whole deadline
-// (aliveDeadline) in the background, so a server wedged by a truncated
-// line costs the chain a fraction of a second, and a slow server that
-// answers late is still seen alive when judging. Elsewhere the wait is
-// the request's own.
+// reports whether it was answered. In a chain of disposable tests, a
+// follow-up unanswered after minNudge (or four times the slowest answered
+// so far) gets a second one, which shows at once what a server wedged by
+// a truncated line does once its stream breaks; an answer slower than
+// suspectAfter makes the process suspect: the next test gets a fresh
+// process, while both requests keep their whole deadline (aliveDeadline)
+// in the background, so a wedged server costs the chain a fraction of a
+// second, and a slow server that answers late is still seen alive when
+// judging. Elsewhere the wait is the request's own.
 func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 	timeout := min(p.c.Timeout(), aliveDeadline)
 	if !l.chain {
@@ -232,17 +240,45 @@ func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 			}
 		}
 	}()
-	suspect := time.NewTimer(min(timeout, max(minSuspect, 20*l.x.slowestFollowUp())))
+	sent := time.Now()
+	slowest := l.x.slowestFollowUp()
+	suspect := time.NewTimer(min(timeout, max(minSuspect, 20*slowest)))
 	defer suspect.Stop()
-	select {
-	case x := <-done:
-		if !x.OK() && ctx.Err() == nil {
-			l.wedged = true
+	nudgeAt := time.NewTimer(min(timeout, max(minNudge, 4*slowest)))
+	defer nudgeAt.Stop()
+	nudged := false
+	nudge := func() {
+		// A second follow-up, written before the test's closing mark so
+		// that it belongs to the test: a stream decoder that took the
+		// first one as the rest of a truncated line now meets a second
+		// value where none fits, and the server shows at once what it
+		// does with a broken stream (exits, or answers an error), which
+		// is the test's evidence. A server merely slow answers both.
+		if nudged {
+			return
 		}
-		return x.OK()
-	case <-suspect.C:
-		l.wedged = true
-		return false
+		nudged = true
+		pd := p.c.Send(ctx, l.followUpRequest(p, evidence.ProbeTag("nudge"), max(timeout-time.Since(sent), minSuspect)))
+		l.bg.Add(1)
+		go func() {
+			defer l.bg.Done()
+			pd.Wait()
+		}()
+	}
+	for {
+		select {
+		case x := <-done:
+			if !x.OK() && ctx.Err() == nil {
+				l.wedged = true
+			}
+			return x.OK()
+		case <-nudgeAt.C:
+			nudge()
+		case <-suspect.C:
+			l.wedged = true
+			nudge()
+			return false
+		}
 	}
 }
 
@@ -250,12 +286,16 @@ func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 // server/discover in the 2026-07-28 era, where ping no longer exists),
 // with its own deadline.
 func (l *live) followUp(ctx context.Context, p *proc, tag string, timeout time.Duration) *mockclient.Exchange {
+	return p.c.Do(ctx, l.followUpRequest(p, tag, timeout))
+}
+
+func (l *live) followUpRequest(p *proc, tag string, timeout time.Duration) mockclient.Request {
 	era, _ := p.ev.EraAt(p.c.Transcript().Len())
 	if l.modern || era == wire.EraModern {
 		params, _ := envelope.Wrap(nil)
-		return p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "server/discover", Params: params, Timeout: timeout})
+		return mockclient.Request{Tag: tag, Method: "server/discover", Params: params, Timeout: timeout}
 	}
-	return p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "ping", Timeout: timeout})
+	return mockclient.Request{Tag: tag, Method: "ping", Timeout: timeout}
 }
 
 // refreshResources lists the resources again when the server announced a

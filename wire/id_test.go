@@ -1,0 +1,35 @@
+package wire
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestIDKeys(t *testing.T) {
+	for _, tc := range []struct {
+		a, b          string
+		strict, loose bool
+	}{
+		{`7`, `7`, true, true},
+		{`7`, `7.0`, true, true},
+		{`7`, `"7"`, false, true},
+		{`"\u00fc-1"`, `"ü-1"`, true, true},
+		{`7`, `8`, false, false},
+		// Beyond 2^53 a 64-bit float keeps fewer digits: JavaScript reads
+		// 9007199254740993 as 9007199254740992.
+		{`9007199254740993`, `9007199254740992`, false, true},
+		{`-9007199254740993`, `-9007199254740992`, false, true},
+		{`9007199254740993`, `9007199254740994`, false, false},
+		// Within the safe range every integer is exact.
+		{`9007199254740991`, `9007199254740990`, false, false},
+		{`9007199254740993`, `"9007199254740992"`, false, false},
+	} {
+		a, b := json.RawMessage(tc.a), json.RawMessage(tc.b)
+		if got := IDKey(a) == IDKey(b); got != tc.strict {
+			t.Errorf("IDKey(%s) == IDKey(%s): %v, want %v", tc.a, tc.b, got, tc.strict)
+		}
+		if got := LooseIDKey(a) == LooseIDKey(b); got != tc.loose {
+			t.Errorf("LooseIDKey(%s) == LooseIDKey(%s): %v, want %v (%q, %q)", tc.a, tc.b, got, tc.loose, LooseIDKey(a), LooseIDKey(b))
+		}
+	}
+}
