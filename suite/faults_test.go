@@ -128,7 +128,9 @@ func TestEveryFaultIsDetected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite once per fault")
 	}
+	t.Parallel()
 	perLayer := map[string]int{}
+	var faults []mockserver.Fault
 	for _, f := range mockserver.Faults() {
 		if f.Bulk {
 			continue
@@ -140,11 +142,38 @@ func TestEveryFaultIsDetected(t *testing.T) {
 			// Without it (the second step of .ci/run) every fault runs.
 			continue
 		}
+		faults = append(faults, f)
+	}
+	for _, f := range longestFirst(faults, func(f mockserver.Fault) string { return f.Name }) {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
 			checkFault(t, f)
 		})
 	}
+}
+
+// longRunning names the faults and variations whose runs take longest
+// (they wait on slow answers, hangs and deadlines), longest first. The
+// self-test starts them first, so that they are not left to run alone
+// at the end; the three self-tests run in parallel for the same reason.
+// The list only orders the runs: a stale name costs time, not coverage.
+var longRunning = []string{
+	"slow", "huge-line-unterminated", "slow-answers", "silent-before-initialize",
+	"endless-line", "pipelined-out-of-order", "hang-on-read", "huge-server-info",
+	"many-template-pages", "many-resource-pages", "huge-response",
+}
+
+// longestFirst returns xs with the long-running ones first.
+func longestFirst[T any](xs []T, name func(T) string) []T {
+	out := slices.Clone(xs)
+	rank := func(x T) int {
+		if i := slices.Index(longRunning, name(x)); i >= 0 {
+			return i
+		}
+		return len(longRunning)
+	}
+	slices.SortStableFunc(out, func(a, b T) int { return rank(a) - rank(b) })
+	return out
 }
 
 // raceSample thins the runs of the self-test under the race detector,
@@ -164,8 +193,9 @@ func TestBulkFaultsAreDetected(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the bulk faults take minutes under -race; run without it")
 	}
+	t.Parallel()
 	n := 0
-	for _, f := range mockserver.Faults() {
+	for _, f := range longestFirst(mockserver.Faults(), func(f mockserver.Fault) string { return f.Name }) {
 		if !f.Bulk {
 			continue
 		}

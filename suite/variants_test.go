@@ -21,10 +21,15 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite once per variation")
 	}
+	t.Parallel()
+	var variants []mockserver.Variant
 	for i, v := range mockserver.Variants() {
 		if raceEnabled && i%raceSample != 0 {
 			continue // a sample under -race; all of them without (.ci/run)
 		}
+		variants = append(variants, v)
+	}
+	for _, v := range longestFirst(variants, func(v mockserver.Variant) string { return v.Name }) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			cfg := mockConfig("--variant", v.Name)
