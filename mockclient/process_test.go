@@ -365,7 +365,7 @@ func TestSendWritesBeforeReturning(t *testing.T) {
 		t.Errorf("a second Wait gave another exchange")
 	}
 
-	deaf := startHelper(t, "no-read", Options{Timeout: 5 * time.Second})
+	deaf := startHelper(t, "no-read", Options{Timeout: 5 * time.Second, Grace: 100 * time.Millisecond})
 	for range stallLimit + 1 {
 		if x := deaf.Send(context.Background(), Request{Method: "ping", Timeout: 20 * time.Millisecond}).Wait(); !errors.Is(x.Err, ErrTimeout) {
 			t.Fatalf("a ping to a server that reads nothing: %v, want a timeout", x.Err)

@@ -178,9 +178,9 @@ func longestFirst[T any](xs []T, name func(T) string) []T {
 
 // raceSample thins the runs of the self-test under the race detector,
 // which makes each take several times as long and finds the same races in
-// a third of them: the executor's code paths do not depend on which rule
+// a sixth of them: the executor's code paths do not depend on which rule
 // a fault breaks.
-const raceSample = 3
+const raceSample = 6
 
 // TestBulkFaultsAreDetected is TestEveryFaultIsDetected for the faults
 // that move tens of megabytes or flood the harness. The race detector
@@ -279,6 +279,7 @@ func checkFault(t *testing.T, f mockserver.Fault) {
 // fixture it ships, and the whole suite passes against each, in every
 // version the fixture serves.
 func TestExampleFixturesAreConformant(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob(filepath.Join("..", "mockserver", "testdata", "*.json"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no example fixtures found: %v", err)
