@@ -172,6 +172,9 @@ type Session struct {
 	mu   sync.Mutex
 	view *view // built when the session's transcripts held vn entries
 	vn   int
+	// holds counts Hold calls not yet released: while any is, the view
+	// is not rebuilt.
+	holds int
 	// ids guards Processes and Probes: the executor adds to them from the
 	// shared session's goroutine and the probe process's while either
 	// reads them.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/wire"
 	"github.com/yosida95/uritemplate/v3"
@@ -107,10 +108,30 @@ func (s *Session) v() *view {
 			n += p.Transcript.Len()
 		}
 	}
-	if s.view == nil || s.vn != n {
+	if s.view == nil || s.vn != n && s.holds == 0 {
 		s.view, s.vn = buildView(s), n
 	}
 	return s.view
+}
+
+// Hold keeps the session's view (the handshake and what discovery found)
+// as it is now until release is called. The executor asks the view before
+// every test, while the transcripts keep growing, and rebuilding it each
+// time made a run's planning quadratic in its length; judging, after the
+// run, never holds it.
+func (s *Session) Hold() (release func()) {
+	s.v()
+	s.mu.Lock()
+	s.holds++
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.holds--
+			s.mu.Unlock()
+		})
+	}
 }
 
 // Init returns the exchange that opened the session.

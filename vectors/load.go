@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,10 +41,19 @@ func compiledSchema() (*jsonschema.Schema, error) {
 	return schema, schemaErr
 }
 
-// Embedded loads and validates the vector files built into the binary.
+// Embedded loads and validates the vector files built into the binary,
+// once per process: the files are shared, read-only, by every caller (a
+// run loads them to plan and again to judge).
 func Embedded() ([]*File, error) {
-	return LoadFS(Files, "embedded:")
+	embeddedOnce.Do(func() { embedded, embeddedErr = LoadFS(Files, "embedded:") })
+	return slices.Clone(embedded), embeddedErr
 }
+
+var (
+	embeddedOnce sync.Once
+	embedded     []*File
+	embeddedErr  error
+)
 
 // LoadFS loads every *.json file of fsys (recursively). prefix is put before
 // each path in errors and in File.Path.

@@ -17,6 +17,9 @@ func IDKey(id json.RawMessage) string {
 		s, _ := String(id)
 		return "s:" + s
 	case "integer", "number":
+		if lit := bytes.TrimSpace(id); plainInteger(lit) {
+			return "n:" + string(lit) // already as RatString writes it
+		}
 		if r := rat(string(bytes.TrimSpace(id))); r != nil {
 			return "n:" + r.RatString()
 		}
@@ -38,7 +41,7 @@ func IDKey(id json.RawMessage) string {
 // response meant when the response got the id's type or precision wrong.
 func LooseIDKey(id json.RawMessage) string {
 	k := IDKey(id)
-	if len(k) > 2 && k[0] == 'n' {
+	if len(k) > 2 && k[0] == 'n' && !(plainInteger([]byte(k[2:])) && len(k) < 2+16) {
 		if r := rat(k[2:]); r != nil && r.IsInt() && r.Num().CmpAbs(maxSafeInteger) > 0 {
 			f, _ := r.Float64()
 			return "x:~" + strconv.FormatFloat(f, 'g', -1, 64)
@@ -58,4 +61,23 @@ var maxSafeInteger = big.NewInt(1<<53 - 1)
 // to a request whose id could not be read.
 func IsNullID(id json.RawMessage) bool {
 	return len(bytes.TrimSpace(id)) == 0 || Type(id) == "null"
+}
+
+// plainInteger reports whether lit is an integer written the way
+// big.Rat's RatString writes it: an optional minus sign and digits with no
+// leading zero, and not "-0".
+func plainInteger(lit []byte) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || digits[0] == '0' && (len(digits) > 1 || len(lit) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

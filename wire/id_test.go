@@ -33,3 +33,14 @@ func TestIDKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestIDKeyFastPathAgreesWithRat: the shortcut for plain integers gives
+// the key the rational form would.
+func TestIDKeyFastPathAgreesWithRat(t *testing.T) {
+	for _, lit := range []string{"0", "7", "-7", "10", "-0", "007", "9007199254740993", "-9007199254740993", "123456789012345678901234567890", "1e3", "1.0", "-1.50"} {
+		want := "n:" + rat(lit).RatString()
+		if got := IDKey(json.RawMessage(lit)); got != want {
+			t.Errorf("IDKey(%s) = %q, want %q", lit, got, want)
+		}
+	}
+}

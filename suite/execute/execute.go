@@ -144,13 +144,32 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	}()
 	x.execute(ctx)
 	close(done)
+	x.releaseHolds()
 	x.run.Duration = time.Since(x.run.Started)
 	x.run.Bind()
 	return x.run, nil
 }
 
+// hold keeps s's view as discovery left it until the run ends.
+func (x *executor) hold(s *evidence.Session) {
+	release := s.Hold()
+	x.mu.Lock()
+	x.holds = append(x.holds, release)
+	x.mu.Unlock()
+}
+
+func (x *executor) releaseHolds() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, release := range x.holds {
+		release()
+	}
+	x.holds = nil
+}
+
 type executor struct {
 	cfg    Config
+	holds  []func() // Session.Hold releases, called when the run ends
 	run    *evidence.Run
 	stalls *mockclient.Stalls
 	// pool is the run's budget of lines, shared by its processes: a

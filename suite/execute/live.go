@@ -158,8 +158,10 @@ func (l *live) list(ctx context.Context, tag, method string) []json.RawMessage {
 }
 
 // discover lists resources and templates and reads every listed resource
-// and every template expanded with sample values.
+// and every template expanded with sample values. What it found is held
+// in the session's view for the rest of the run (evidence.Session.Hold).
 func (l *live) discover(ctx context.Context) {
+	defer l.x.hold(l.s)
 	l.resources = l.list(ctx, evidence.ListTag("resources/list"), "resources/list")
 	l.list(ctx, evidence.ListTag("resources/templates/list"), "resources/templates/list")
 	caps := l.s.Caps()
