@@ -103,6 +103,9 @@ type server struct {
 
 	pending []*outMsg // server messages to send after the current response
 	pre     []*outMsg // server messages to send before it (variants)
+	// afterNext is sent right after the next response (a fault's message
+	// that must come once the server has surely read what the client sent).
+	afterNext []*outMsg
 
 	// What the variants keep.
 	later      []*laterWrite // groups a timing variant put off
@@ -587,6 +590,11 @@ func (s *server) emitResponse(resp *outMsg) {
 		if isEnvelopeTarget(resp) && s.faults.has("duplicate-response") {
 			group = append(group, resp)
 		}
+	}
+	if resp != nil && len(s.afterNext) > 0 {
+		// Queued to follow the next response (stream-after-cancel).
+		group = append(group, s.afterNext...)
+		s.afterNext = nil
 	}
 	s.emit(append(group, s.takePending()...))
 }

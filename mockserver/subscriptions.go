@@ -227,7 +227,9 @@ func (s *server) cancelStream(params json.RawMessage) {
 		if idKey(st.id) == idKey(p.RequestID) {
 			s.streams = slices.Delete(s.streams, i, i+1)
 			if s.faults.has("stream-after-cancel") {
-				s.pending = append(s.pending, s.listenResult(st))
+				// After the next response: a result written at once could
+				// have crossed the cancellation in flight, which is legal.
+				s.afterNext = append(s.afterNext, s.listenResult(st))
 			}
 			return
 		}

@@ -153,6 +153,11 @@ func (l *live) modernProbes(ctx context.Context) {
 		})
 	}
 	_ = streams[0].CancelTagged(tag("cancel"))
+	// The fence: once the server has answered a request written after the
+	// cancellation, it has read the cancellation; what it wrote for the
+	// stream before that answer may have been in flight (the cancellation
+	// page allows for it), what it writes after it may not.
+	l.followUp(ctx, l.p, tag("fence"), min(c.Timeout(), aliveDeadline))
 	if uri != "" {
 		l.call(ctx, tag("read-after"), "resources/read", map[string]any{"uri": uri})
 	}
