@@ -108,7 +108,9 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 		s.pending = append(s.pending, &outMsg{kind: kindRaw, raw: []byte("\x00")})
 	}
 	if s.faults.has("early-server-request") {
-		s.request(s.newID(), "roots/list", nil)
+		// Just before the response, so that no client can have sent
+		// notifications/initialized yet whatever its reader's timing.
+		s.pre = append(s.pre, &outMsg{kind: kindRequest, method: "roots/list", id: s.newID()})
 	}
 	if s.faults.has("exit-after-initialize") {
 		s.exitAfterInit = true
