@@ -23,7 +23,11 @@ type tally struct {
 	// undecided are items the harness could not judge within its own
 	// budget (a deadline it chose): never a violation.
 	undecided []problem
-	actual    any
+	// unexercised says why items judged nothing of the rule (the server
+	// had exited, say): with nothing judged, the check is a skip that
+	// says so.
+	unexercised []string
+	actual      any
 }
 
 type problem struct {
@@ -50,6 +54,10 @@ func (t *tally) violateSchema(w *Where, quote, format string, a ...any) {
 
 func (t *tally) dispute(w *Where, format string, a ...any) {
 	t.disputes = append(t.disputes, problem{text: fmt.Sprintf(format, a...), where: w})
+}
+
+func (t *tally) unexercise(format string, a ...any) {
+	t.unexercised = append(t.unexercised, fmt.Sprintf(format, a...))
 }
 
 func (t *tally) undecide(w *Where, format string, a ...any) {
@@ -109,6 +117,8 @@ func (t *tally) finding(okMsg, nothing string) Finding {
 		f = Finding{Outcome: Error, Message: "not judged: " + list(t.undecided), Where: t.undecided[0].where}
 	case len(t.records) > 0:
 		f = Finding{Outcome: Recorded, Message: list(t.records), Where: t.records[0].where}
+	case t.n == 0 && len(t.unexercised) > 0:
+		return skipped("not judged: " + strings.Join(t.unexercised, "; "))
 	case t.n == 0:
 		return skipped(nothing)
 	default:
