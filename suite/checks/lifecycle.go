@@ -411,6 +411,19 @@ func clientCapabilityOf(method string) string {
 	return ""
 }
 
+// ServerRequestChecks are the checks that judge the requests a server
+// makes of the client: the executor keeps the probe process open for
+// them a while after its initialize only when one of them is selected.
+var ServerRequestChecks = []string{
+	"no-requests-before-initialized", "no-unnegotiated-server-requests",
+	"jsonrpc-server-request-ids-unique", "no-server-requests", "stdio-no-server-requests",
+}
+
+// CounterOfferChecks are the checks that judge an initialize offering a
+// version the server cannot know: the executor opens the process that
+// offers one not shaped like a date only when one of them is selected.
+var CounterOfferChecks = []string{"initialize-counter-offer"}
+
 func checkNoEarlyRequests(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {

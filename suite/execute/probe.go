@@ -33,20 +33,30 @@ const (
 // the counter-offer, then the disposable tests of the shared session's
 // version.
 func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
+	// The checks selected (--only, --skip) may need none of this process's
+	// work: then it is not started.
+	if len(x.testsOf(checks.KindUninitialized)) == 0 && len(x.testsOf(checks.KindDisposable)) == 0 &&
+		!x.wanted(checks.CounterOfferChecks...) && !x.wanted(checks.ServerRequestChecks...) {
+		return
+	}
 	p := x.start(evidence.RoleProbe, wire.Newest, "the probe process: requests before initialize, an initialize offering an unknown version, then the tests that may kill or wedge the server")
 	if p.c == nil {
 		return
 	}
 	// A second counter-offer, of a version not shaped like a date.
 	other := make(chan struct{})
-	go func() {
-		defer close(other)
-		q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
-		if q.c != nil {
-			q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout)
-			q.finish()
-		}
-	}()
+	if x.wanted(checks.CounterOfferChecks...) {
+		go func() {
+			defer close(other)
+			q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
+			if q.c != nil {
+				q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout)
+				q.finish()
+			}
+		}()
+	} else {
+		close(other)
+	}
 	defer func() { <-other }()
 	probe := &live{x: x, p: p}
 	for _, t := range x.testsOf(checks.KindUninitialized) {
@@ -56,7 +66,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
 	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
-	if h.err == "" {
+	if h.err == "" && x.wanted(checks.ServerRequestChecks...) {
 		// A server told of roots or sampling may ask for them once
 		// initialized, at once or a little later (server-everything asks
 		// 350 ms after initialize). A ping sent after
