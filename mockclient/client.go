@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
@@ -659,13 +660,52 @@ func encodeRequest(id json.RawMessage, method string, params any) ([]byte, error
 	return append(b, '}'), nil
 }
 
+// testHookNextLine, when set (by tests), runs before the reader takes
+// each line.
+var testHookNextLine atomic.Pointer[func()]
+
 func (c *Client) readLoop() {
 	defer close(c.stdoutEOF)
 	defer c.trans.Reserve(0) // a line cut short by the end of stdout sets nothing aside
 	lr := c.lines
+	// Lines that arrived together are all recorded before any is acted on:
+	// a waiter woken by the first (the initialize answer, say) then finds
+	// in the transcript what the server wrote right after it, before the
+	// client's next line, whatever the goroutines' timing.
+	type arrived struct {
+		l    *wire.Line
+		msgs []*wire.Message
+		seq  int
+	}
+	var batch []arrived
+	act := func() {
+		for _, a := range batch {
+			for _, m := range a.msgs {
+				c.dispatch(m, a.seq)
+			}
+			if slices.Contains(a.l.Issues, wire.IssueTooDeep) {
+				raw := a.l.Raw
+				if a.l.Squeezed != nil {
+					raw = a.l.Squeezed.Text
+				}
+				c.unreadable(raw, a.seq)
+			}
+		}
+		batch = batch[:0]
+		c.mu.Lock()
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
 	for {
+		if hook := testHookNextLine.Load(); hook != nil {
+			(*hook)()
+		}
 		l, err := lr.Next()
 		if err != nil {
+			if len(batch) > 0 {
+				act()
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				c.Note("reading stdout: " + err.Error())
 			}
@@ -690,21 +730,11 @@ func (c *Client) readLoop() {
 		// it in the transcript. The transcript may keep slim copies;
 		// dispatch gets the full messages.
 		e.Msgs = slices.Clone(msgs)
-		seq := c.trans.Add(e)
-		for _, m := range msgs {
-			c.dispatch(m, seq)
+		batch = append(batch, arrived{l, msgs, c.trans.Add(e)})
+		if len(batch) < 64 && lr.LineBuffered() {
+			continue
 		}
-		if slices.Contains(l.Issues, wire.IssueTooDeep) {
-			raw := l.Raw
-			if l.Squeezed != nil {
-				raw = l.Squeezed.Text
-			}
-			c.unreadable(raw, seq)
-		}
-		c.mu.Lock()
-		close(c.changed)
-		c.changed = make(chan struct{})
-		c.mu.Unlock()
+		act()
 	}
 }
 

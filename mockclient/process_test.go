@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -373,5 +374,43 @@ func TestSendWritesBeforeReturning(t *testing.T) {
 	}
 	if x := deaf.Do(context.Background(), Request{Method: "ping", Timeout: 20 * time.Millisecond}); !errors.Is(x.Err, ErrTimeout) {
 		t.Errorf("after %d unanswered pings sent with Send, Do gave %v; want the request sent and timed out, not refused as hung", stallLimit+1, x.Err)
+	}
+}
+
+// TestLinesArrivedTogetherAreRecordedFirst: lines that arrive in one write
+// are all in the transcript before the waiter of the first wakes, so what
+// the server wrote right after an answer precedes, in the transcript,
+// whatever the client sends once it has the answer. The hook holds the
+// reader before the line after the answer until initialize has returned
+// (or, as it must, 2 s passed without it).
+func TestLinesArrivedTogetherAreRecordedFirst(t *testing.T) {
+	returned := make(chan struct{})
+	var taken atomic.Int32
+	hook := func() {
+		if taken.Add(1) == 2 {
+			select {
+			case <-returned:
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	testHookNextLine.Store(&hook)
+	defer testHookNextLine.Store(nil)
+	c := startHelper(t, "ask-client", Options{Timeout: 10 * time.Second})
+	x := c.Call(context.Background(), "initialize", map[string]any{})
+	close(returned)
+	if !x.OK() {
+		t.Fatalf("initialize: %v", x.Err)
+	}
+	var requests []string
+	for _, e := range c.Transcript().Entries() {
+		for _, m := range e.Msgs {
+			if e.Dir == transcript.Recv && m.Kind() == wire.KindRequest {
+				requests = append(requests, m.Method)
+			}
+		}
+	}
+	if len(requests) != 5 {
+		t.Errorf("when initialize returned, the transcript held %d of the 5 requests written with its answer: %v", len(requests), requests)
 	}
 }

@@ -81,6 +81,14 @@ func (lr *LineReader) Progress() (pending, read int64) {
 	return read - lr.consumed.Load(), read
 }
 
+// LineBuffered reports whether a whole line has already arrived and waits
+// in the buffer, so that Next returns it without reading. Not safe to call
+// concurrently with Next.
+func (lr *LineReader) LineBuffered() bool {
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
 // countingReader counts what it reads into n.
 type countingReader struct {
 	r io.Reader
