@@ -128,8 +128,9 @@ type Summary struct {
 
 	// Filled from notifications while the session runs.
 	mu          sync.Mutex
-	Updated     []string // URIs of notifications/resources/updated
-	ListChanged int      // count of notifications/resources/list_changed
+	Updated     []string      // URIs of notifications/resources/updated
+	ListChanged int           // count of notifications/resources/list_changed
+	listChanged chan struct{} // signalled by the list_changed handler
 }
 
 // A Read is the outcome of one resources/read.
@@ -184,7 +185,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if len(opts.Command) == 0 {
 		return nil, errors.New("no server command")
 	}
-	sum := &Summary{}
+	sum := &Summary{listChanged: make(chan struct{}, 1)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpconform-goclient", Version: "0.1.0"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			sum.mu.Lock()
@@ -195,6 +196,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 			sum.mu.Lock()
 			defer sum.mu.Unlock()
 			sum.ListChanged++
+			select {
+			case sum.listChanged <- struct{}{}:
+			default:
+			}
 		},
 	})
 
@@ -230,6 +235,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	return sum, err
 }
+
+// listChangedWait bounds the wait for the handler of a list_changed the
+// server wrote before the barrier's answer (see exchange).
+const listChangedWait = 250 * time.Millisecond
 
 // exchange is the body of a session.
 func exchange(ctx context.Context, session *mcp.ClientSession, opts Options, sum *Summary) error {
@@ -271,8 +280,10 @@ func exchange(ctx context.Context, session *mcp.ClientSession, opts Options, sum
 	// and Close drops those that arrive after it starts; but the SDK reads
 	// messages in order, so a notification the server wrote before this
 	// answer is queued for its handler by the time the answer is returned,
-	// and Close waits for queued handlers. (Ping would do in sessions up to
-	// 2025-11-25; 2026-07-28 has no ping.)
+	// and Close waits for queued handlers. Queued, not yet handled: the SDK
+	// runs handlers on a goroutine of their own, so the decision to list
+	// again below waits a little for that handler. (Ping would do in
+	// sessions up to 2025-11-25; 2026-07-28 has no ping.)
 	sum.Templates, sum.TemplatePages, err = walk(ctx, opts.RequestTimeout, maxPages,
 		func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
 			res, err := session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
@@ -286,9 +297,21 @@ func exchange(ctx context.Context, session *mcp.ClientSession, opts Options, sum
 	}
 
 	// A list that changed is listed again: what the client showed is stale.
+	// A list_changed queued before the barrier's answer may still wait for
+	// its handler: a server that declares list changes gets a short wait
+	// for it, ended by the handler.
 	sum.mu.Lock()
 	changed := sum.ListChanged > 0
 	sum.mu.Unlock()
+	if init := session.InitializeResult(); !changed && init != nil && init.Capabilities != nil &&
+		init.Capabilities.Resources != nil && init.Capabilities.Resources.ListChanged {
+		select {
+		case <-sum.listChanged:
+			changed = true
+		case <-time.After(listChangedWait):
+		case <-ctx.Done():
+		}
+	}
 	if changed {
 		sum.Relisted, _, err = walk(ctx, opts.RequestTimeout, maxPages, listResources(session))
 		if err != nil {
