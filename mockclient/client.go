@@ -856,10 +856,10 @@ func (c *Client) replyLoop() {
 // children keep stdout open).
 func (c *Client) watchExit() {
 	<-c.proc.done
-	select {
-	case <-c.stdoutEOF:
-	case <-time.After(200 * time.Millisecond):
-	}
+	// What the server wrote before it ended is read first: its last
+	// answers on stdout, and its last words on stderr, which the requests
+	// it left unanswered quote.
+	waitAll(200*time.Millisecond, c.stdoutEOF, c.stderrEOF)
 	info := c.proc.exitInfo()
 	ev := info.event()
 	c.trans.Event(transcript.Event{Exit: &ev})
