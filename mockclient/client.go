@@ -60,6 +60,9 @@ var (
 	ErrTimeout = errors.New("no response within the deadline")
 	ErrExited  = errors.New("server exited")
 	ErrClosed  = errors.New("client closed")
+	// ErrWrite is a request whose line could not be written to the
+	// server's stdin (it had exited, say): the server never got it.
+	ErrWrite = errors.New("writing request")
 	// ErrHung is a request not sent because its method went unanswered
 	// twice already in this run.
 	ErrHung = errors.New("the method is hung")
@@ -463,7 +466,7 @@ func (c *Client) begin(ctx context.Context, tag string, id json.RawMessage, meth
 	c.mu.Unlock()
 	if err != nil {
 		if c.withdraw(cl) {
-			x.Err = fmt.Errorf("writing request: %w", err)
+			x.Err = fmt.Errorf("%w: %w", ErrWrite, err)
 			c.noResponse(x, transcript.ReasonWriteFailed, 0, err.Error())
 		} else {
 			<-cl.done

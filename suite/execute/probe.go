@@ -105,6 +105,11 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		if h := q.initialize(ctx, evidence.ProbeTag("reinit"), v, nil, x.cfg.StartTimeout); h.err != "" {
 			return
 		}
+		// Serving, not just initialized (see startProbe).
+		if x := probe.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
+			q.c.Note("the probe process answered initialize but not the request after it: no test is run in it")
+			return
+		}
 		rd.s.s.AddProbe(q.ev.ID)
 		p = q
 	}
@@ -181,6 +186,12 @@ func (l *live) startProbe(ctx context.Context, why string) bool {
 			return false
 		}
 	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+		return false
+	}
+	// Serving, not just initialized: a server that ends on its own right
+	// after initialize would otherwise seem killed by the next test.
+	if x := l.followUp(ctx, n, evidence.ProbeTag("settle"), min(n.c.Timeout(), aliveDeadline)); !x.OK() {
+		n.c.Note("the replacement probe process answered initialize but not the request after it: no test is run in it")
 		return false
 	}
 	l.s.AddProbe(n.ev.ID)

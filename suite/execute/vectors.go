@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -109,6 +110,9 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 			})
 		}
 	}()
+	// delivered is set once a line of the item reached the server: a
+	// server gone before that was not ended by this test.
+	delivered := false
 	for si, st := range t.Steps {
 		tag := evidence.VectorTag(t.ID, item, si)
 		switch {
@@ -141,7 +145,13 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 			if st.Request.TimeoutMs > 0 {
 				timeout = min(timeout, time.Duration(st.Request.TimeoutMs)*time.Millisecond)
 			}
-			c.Do(ctx, mockclient.Request{Tag: tag, ID: id, Method: method, Params: params, Timeout: timeout})
+			x := c.Do(ctx, mockclient.Request{Tag: tag, ID: id, Method: method, Params: params, Timeout: timeout})
+			if !delivered && (errors.Is(x.Err, mockclient.ErrWrite) || errors.Is(x.Err, mockclient.ErrExited) && x.SentSeq < 0) {
+				// Nothing of this item reached the server: whatever it did
+				// (exited, most likely) this test did not provoke.
+				return "the first request could not be written: " + x.Err.Error()
+			}
+			delivered = true
 		case st.Notify != nil:
 			params, err := expandParams(st.Notify.Params, b)
 			if err != nil {
@@ -154,6 +164,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 			if err := c.NotifyTagged(tag, method, params); err != nil {
 				return "writing notification: " + err.Error()
 			}
+			delivered = true
 		case st.Raw != nil:
 			line, err := vectors.ExpandString(*st.Raw, b)
 			if err != nil {
@@ -163,6 +174,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 			if err != nil {
 				return "writing raw line: " + err.Error()
 			}
+			delivered = true
 			if st.SilenceMs > 0 {
 				// A reply carries replyId when the line has a readable id,
 				// else a null id.
