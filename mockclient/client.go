@@ -380,7 +380,6 @@ type Pending struct {
 	ctx     context.Context
 	x       *Exchange
 	cl      *call // nil when the request ended before it was written
-	method  string
 	timeout time.Duration
 	start   time.Time
 	stalls  bool // whether a timeout counts towards the method's hang
@@ -415,7 +414,7 @@ func (c *Client) send(ctx context.Context, r Request, stalls bool) *Pending {
 func (c *Client) begin(ctx context.Context, tag string, id json.RawMessage, method string, line []byte, timeout time.Duration, stalls bool) *Pending {
 	c.noteDeclared(method, line)
 	x := &Exchange{Tag: tag, ID: id, Method: method, Sent: line, SentSeq: -1, RecvSeq: -1}
-	pd := &Pending{c: c, ctx: ctx, x: x, method: method, timeout: timeout, stalls: stalls}
+	pd := &Pending{c: c, ctx: ctx, x: x, timeout: timeout, stalls: stalls}
 	cl := &call{x: x, done: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed {
@@ -440,16 +439,16 @@ func (c *Client) begin(ctx context.Context, tag string, id json.RawMessage, meth
 		c.noResponse(x, transcript.ReasonExited, 0, "before the request; "+info.String())
 		return pd
 	}
-	// A server that hangs on a method would cost a full deadline per call;
-	// after stallLimit consecutive timeouts anywhere in the run the method
-	// is deemed hung and further calls fail at once (the verdict is the
-	// same: no response).
 	if why := c.stuckLocked(); why != "" {
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w (%s)", ErrHung, why)
 		c.noResponse(x, transcript.ReasonHung, 0, why)
 		return pd
 	}
+	// A server that hangs on a method would cost a full deadline per call;
+	// after stallLimit consecutive timeouts anywhere in the run the method
+	// is deemed hung and further calls fail at once (the verdict is the
+	// same: no response).
 	if stalls && c.opts.Stalls.isHung(c, method) {
 		c.mu.Unlock()
 		x.Err = fmt.Errorf("%w (earlier %s requests got no response within %s)", ErrHung, method, c.opts.Timeout)
@@ -488,7 +487,7 @@ func (pd *Pending) wait() {
 	if pd.cl == nil {
 		return
 	}
-	c, ctx, x, cl, method, timeout := pd.c, pd.ctx, pd.x, pd.cl, pd.method, pd.timeout
+	c, ctx, x, cl, method, timeout := pd.c, pd.ctx, pd.x, pd.cl, pd.x.Method, pd.timeout
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stop error

@@ -169,7 +169,6 @@ func (x *executor) releaseHolds() {
 
 type executor struct {
 	cfg    Config
-	holds  []func() // Session.Hold releases, called when the run ends
 	run    *evidence.Run
 	stalls *mockclient.Stalls
 	// pool is the run's budget of lines, shared by its processes: a
@@ -177,6 +176,7 @@ type executor struct {
 	pool *transcript.Pool
 
 	mu    sync.Mutex
+	holds []func() // Session.Hold releases, called when the run ends
 	procs []*proc
 	done  int
 	total int

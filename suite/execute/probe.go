@@ -95,25 +95,14 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	v := rd.s.s.Version
 	p.ev.Version = v
 	rd.s.s.AddProbe(p.ev.ID)
+	probe = &live{x: x, s: rd.s.s, p: p, resources: rd.s.resources}
 	if h.err != "" || h.negotiated != v || !p.alive() {
 		// The disposable tests need a process that speaks v: a new one,
 		// whose initialize offering v also shows whether v is echoed.
-		q := x.start(evidence.RoleProbe, v, "a probe process that speaks "+v+" for the tests that may kill or wedge the server")
-		if q.c == nil {
+		if p = probe.openProbe(ctx, "a probe process that speaks "+v+" for the tests that may kill or wedge the server"); p == nil {
 			return
 		}
-		if h := q.initialize(ctx, evidence.ProbeTag("reinit"), v, nil, x.cfg.StartTimeout); h.err != "" {
-			return
-		}
-		// Serving, not just initialized (see startProbe).
-		if x := probe.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
-			q.c.Note("the probe process answered initialize but not the request after it: no test is run in it")
-			return
-		}
-		rd.s.s.AddProbe(q.ev.ID)
-		p = q
 	}
-	probe = &live{x: x, s: rd.s.s, p: p, resources: rd.s.resources}
 	probe.disposableWork(ctx, p)
 }
 
@@ -177,26 +166,37 @@ func (l *live) startProbe(ctx context.Context, why string) bool {
 		return false
 	}
 	l.restarts++
+	n := l.openProbe(ctx, why)
+	if n == nil {
+		return false
+	}
+	l.p, l.wedged = n, false
+	return true
+}
+
+// openProbe starts a probe process for the session's version, saying
+// why, and adds it to the session once it serves: handshake done, and a
+// request after it answered (a server that ends on its own right after
+// initialize would otherwise seem killed by the first test run in it).
+// nil when it does not serve.
+func (l *live) openProbe(ctx context.Context, why string) *proc {
 	n := l.x.start(evidence.RoleProbe, l.s.Version, why)
 	if n.c == nil {
-		return false
+		return nil
 	}
 	if l.modern {
 		if ok, _ := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
-			return false
+			return nil
 		}
 	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
-		return false
+		return nil
 	}
-	// Serving, not just initialized: a server that ends on its own right
-	// after initialize would otherwise seem killed by the next test.
 	if x := l.followUp(ctx, n, evidence.ProbeTag("settle"), min(n.c.Timeout(), aliveDeadline)); !x.OK() {
-		n.c.Note("the replacement probe process answered initialize but not the request after it: no test is run in it")
-		return false
+		n.c.Note("the probe process answered its handshake but not the request after it: no test is run in it")
+		return nil
 	}
 	l.s.AddProbe(n.ev.ID)
-	l.p, l.wedged = n, false
-	return true
+	return n
 }
 
 func itoa(i int) string {
