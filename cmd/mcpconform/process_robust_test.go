@@ -64,8 +64,9 @@ type hostileResult struct {
 
 // runHostile runs the binary with flags against `mcpconform mock --fault
 // faults`, marking the server's processes. signal, when set, is sent to
-// mcpconform once a server process with the mark is running and after.
-func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, after time.Duration) hostileRun {
+// mcpconform once a server process has received a request for method until
+// (read from the mock's --record log): an event, not a time.
+func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, until string) hostileRun {
 	t.Helper()
 	dir := t.TempDir()
 	mark := newMark(t)
@@ -75,6 +76,10 @@ func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, a
 		args = append(args, "sleep", "600") // a server that never speaks
 	} else {
 		args = append(args, cliBinary(t), "mock", "--fault", faults)
+	}
+	record := filepath.Join(dir, "record.jsonl")
+	if signal != nil {
+		args = append(args, "--record", record)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -107,8 +112,7 @@ func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, a
 	}()
 	var signalled time.Time
 	if signal != nil {
-		waitForMark(t, mark, 30*time.Second)
-		time.Sleep(after)
+		waitForRequest(t, record, until, time.Minute)
 		signalled = time.Now()
 		if err := cmd.Process.Signal(signal); err != nil {
 			t.Fatal(err)
@@ -197,12 +201,24 @@ func markedProcesses(mark string) []int {
 	return pids
 }
 
-func waitForMark(t *testing.T, mark string, within time.Duration) {
+// waitForRequest waits until the mock's --record log holds a request for
+// method received from the client.
+func waitForRequest(t *testing.T, record, method string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
-	for len(markedProcesses(mark)) == 0 {
+	for {
+		data, _ := os.ReadFile(record)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var rl struct {
+				Dir string
+				Msg struct{ Method string }
+			}
+			if json.Unmarshal(line, &rl) == nil && rl.Dir == "in" && rl.Msg.Method == method {
+				return
+			}
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no server process started within %s", within)
+			t.Fatalf("no server received %s within %s", method, within)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -463,7 +479,7 @@ func TestHostileServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := runHostile(t, append(append([]string(nil), hostileFlags...), tc.flags...), tc.faults, nil, 0)
+			r := runHostile(t, append(append([]string(nil), hostileFlags...), tc.flags...), tc.faults, nil, "")
 			bound := cmp.Or(tc.bound, hostileBound)
 			if r.elapsed > bound || r.report.Interrupted != "" {
 				t.Errorf("the run took %s (bound %s; interrupted: %q)", r.elapsed, bound, r.report.Interrupted)
@@ -530,7 +546,7 @@ func TestRunDeadlines(t *testing.T) {
 	}
 	t.Run("run-timeout", func(t *testing.T) {
 		t.Parallel()
-		r := runHostile(t, []string{"--timeout", "60s", "--grace", "1s", "--run-timeout", "3s"}, "hang-on-read,ignore-stdin-eof", nil, 0)
+		r := runHostile(t, []string{"--timeout", "60s", "--grace", "1s", "--run-timeout", "3s"}, "hang-on-read,ignore-stdin-eof", nil, "")
 		// The deadline, then two graces to shut the processes down.
 		if r.elapsed > 3*time.Second+2*time.Second+5*time.Second {
 			t.Errorf("the run took %s with --run-timeout 3s", r.elapsed)
@@ -542,7 +558,7 @@ func TestRunDeadlines(t *testing.T) {
 	})
 	t.Run("start-timeout", func(t *testing.T) {
 		t.Parallel()
-		r := runHostile(t, []string{"--start-timeout", "2s", "--grace", "1s"}, "", nil, 0)
+		r := runHostile(t, []string{"--start-timeout", "2s", "--grace", "1s"}, "", nil, "")
 		if r.elapsed > 2*time.Second+2*time.Second+5*time.Second {
 			t.Errorf("the run took %s with --start-timeout 2s", r.elapsed)
 		}
@@ -570,7 +586,7 @@ func TestInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			r := runHostile(t, []string{"--timeout", "60s", "--grace", "10s"}, "hang-on-read,ignore-stdin-eof,ignore-sigterm", sig, time.Second)
+			r := runHostile(t, []string{"--timeout", "60s", "--grace", "10s"}, "hang-on-read,ignore-stdin-eof,ignore-sigterm", sig, "resources/read")
 			// From the signal: about 2 s whatever the server ignores (the
 			// shutdown's waits are cut short, the 10 s graces included),
 			// with slack for a loaded machine; never the graces.
