@@ -483,6 +483,16 @@ func (pd *Pending) Wait() *Exchange {
 	return pd.x
 }
 
+// WaitWithin is Wait with a deadline of d from now instead of the
+// request's own; it has effect only on the first wait.
+func (pd *Pending) WaitWithin(d time.Duration) *Exchange {
+	pd.once.Do(func() {
+		pd.timeout = max(d, time.Millisecond)
+		pd.wait()
+	})
+	return pd.x
+}
+
 func (pd *Pending) wait() {
 	if pd.cl == nil {
 		return

@@ -342,6 +342,10 @@ func (t *Transcript) Entries() []Entry {
 	return t.entries[:len(t.entries):len(t.entries)]
 }
 
+// Elapsed returns the time since the process started, on the clock of
+// the entries' At.
+func (t *Transcript) Elapsed() time.Duration { return time.Since(t.start) }
+
 // Len returns the number of entries so far: the sequence number the next
 // entry will get.
 func (t *Transcript) Len() int {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -26,7 +27,10 @@ type live struct {
 	p        *proc
 	modern   bool
 	restarts int
-	stopped  string // why no more replacements are started
+	// probeRestarts, when set, bounds the replacements of probe processes
+	// across the chains that share it.
+	probeRestarts *atomic.Int32
+	stopped       string // why no more replacements are started
 	// resources is the resource list foreach tests use: discovery's, or a
 	// later one after the server announced a change.
 	resources []json.RawMessage
@@ -401,33 +405,40 @@ func (l *live) ensure(ctx context.Context) {
 // settleReplies gives late replies to the lines a process got that were
 // no valid requests (a notification, a malformed line) the chance to
 // arrive before the process is shut down: it waits until every such line
-// sent inside a probe has a reply, or window passes.
+// sent inside a probe has a reply, or until window has passed since the
+// latest line still without one was written. A line whose own window
+// passed while the tests went on costs nothing more.
 func (l *live) settleReplies(p *proc, window time.Duration) {
 	if p == nil || p.c == nil || !p.alive() {
 		return
 	}
-	deadline := time.Now().Add(window)
-	for time.Now().Before(deadline) {
-		if !waitingReplies(p.ev) {
+	for {
+		at, waiting := waitingReplies(p.ev)
+		left := at + window - p.c.Transcript().Elapsed()
+		if !waiting || left <= 0 {
 			return
 		}
 		from := p.c.Transcript().Len()
-		p.c.WaitInbound(from, time.Until(deadline), func(m *wire.Message) bool { return m.Kind() == wire.KindResponse })
+		if p.c.WaitInbound(from, left, func(m *wire.Message) bool { return m.Kind() == wire.KindResponse }) == nil {
+			return
+		}
 	}
 }
 
 // waitingReplies reports whether a provoking line of the process has no
-// reply yet.
-func waitingReplies(p *evidence.Process) bool {
+// reply yet, and when the latest such line was written.
+func waitingReplies(p *evidence.Process) (time.Duration, bool) {
+	var at time.Duration
+	waiting := false
 	for _, e := range p.Entries() {
 		if e.Dir != transcript.Send || e.Tag == "" || len(p.SentAt(e.Seq)) > 0 {
 			continue
 		}
 		if p.InProvocation(e.Seq) && p.ReplyTo(e.Seq) == nil {
-			return true
+			at, waiting = e.At, true
 		}
 	}
-	return false
+	return at, waiting
 }
 
 // settle waits, after a probe, for a message matching pred that arrived

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -43,21 +45,43 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	if p.c == nil {
 		return
 	}
-	// A second counter-offer, of a version not shaped like a date.
-	other := make(chan struct{})
+	// A second counter-offer, of a version not shaped like a date. The
+	// process is kept open when its handshake completed: once the
+	// counter-offered version proves to be the session's, it takes part
+	// of the disposable tests (splitChains).
+	other := make(chan *proc, 1)
+	var negotiated string // what q's handshake agreed, once other has q
 	if x.wanted(checks.CounterOfferChecks...) {
 		go func() {
-			defer close(other)
 			q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
 			if q.c != nil {
-				q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout)
+				if h := q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout); h.err == "" && q.alive() {
+					negotiated = h.negotiated
+					other <- q
+					return
+				}
 				q.finish()
 			}
+			other <- nil
 		}()
 	} else {
-		close(other)
+		other <- nil
 	}
-	defer func() { <-other }()
+	// The negotiation process is shut down at once unless it takes a
+	// chain (then it is closed with the rest, at the end of the run).
+	var second *proc
+	received, taken := false, false
+	receive := func() *proc {
+		if !received {
+			second, received = <-other, true
+		}
+		return second
+	}
+	defer func() {
+		if q := receive(); !taken {
+			q.finish()
+		}
+	}()
 	probe := &live{x: x, p: p}
 	for _, t := range x.testsOf(checks.KindUninitialized) {
 		probe.runTest(ctx, t, p)
@@ -103,12 +127,75 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			return
 		}
 	}
-	probe.disposableWork(ctx, p)
+	if q := receive(); q != nil && negotiated == v && probe.serving(ctx, q) {
+		a, b := splitChains(x.testsOf(checks.KindDisposable))
+		if len(b) > 0 {
+			q.ev.Why += "; then, as the server counter-offered " + v + ", the session's version, part of the tests that may kill or wedge the server, beside the probe process"
+			q.ev.Version = v
+			rd.s.s.AddProbe(q.ev.ID)
+			taken = true
+			budget := new(atomic.Int32)
+			other := &live{x: x, s: rd.s.s, resources: rd.s.resources, probeRestarts: budget}
+			probe.probeRestarts = budget
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				other.disposableWork(ctx, q, b)
+			}()
+			probe.disposableWork(ctx, p, a)
+			wg.Wait()
+			return
+		}
+	}
+	probe.disposableWork(ctx, p, x.testsOf(checks.KindDisposable))
 }
 
-// disposableWork runs the disposable tests one after another in p,
+// serving reports whether q answers a request after its handshake, as a
+// process must before a test runs in it (openProbe).
+func (l *live) serving(ctx context.Context, q *proc) bool {
+	if x := l.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
+		q.c.Note("the process answered its handshake but not the request after it: no test is run in it")
+		return false
+	}
+	return true
+}
+
+// splitChains divides the disposable tests between two processes that
+// run them side by side. The tests that await a reply with a null id wait
+// out their whole silence window when the server sends none (a reply
+// arriving later could not be told from the next test's), so those
+// windows are what a chain's length is made of: every other one goes to
+// the second chain, and the rest stay in the first, in order.
+func splitChains(ts []*vectors.Test) (a, b []*vectors.Test) {
+	n := 0
+	for _, t := range ts {
+		if awaitsNullID(t) {
+			n++
+			if n%2 == 1 {
+				b = append(b, t)
+				continue
+			}
+		}
+		a = append(a, t)
+	}
+	return a, b
+}
+
+// awaitsNullID reports whether a test writes a line whose reply would
+// carry a null id, and awaits it.
+func awaitsNullID(t *vectors.Test) bool {
+	for _, st := range t.Steps {
+		if st.Raw != nil && st.SilenceMs > 0 && st.ReplyID == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// disposableWork runs the disposable tests ts one after another in p,
 // replacing it with a new probe process when it dies or wedges.
-func (l *live) disposableWork(ctx context.Context, p *proc) {
+func (l *live) disposableWork(ctx context.Context, p *proc, ts []*vectors.Test) {
 	l.p = p
 	l.chain = true
 	defer func() {
@@ -117,7 +204,7 @@ func (l *live) disposableWork(ctx context.Context, p *proc) {
 		l.bg.Wait()
 		l.chain = false
 	}()
-	for _, t := range wedgingFirst(l.x.testsOf(checks.KindDisposable)) {
+	for _, t := range wedgingFirst(ts) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -149,7 +236,7 @@ func (l *live) disposablesApart(ctx context.Context) {
 	l.settleReplies(l.p, 300*time.Millisecond)
 	l.p.finish()
 	if ctx.Err() == nil && l.startProbe(ctx, "runs the tests that may kill or wedge the server, after the shared process "+itoa(l.p.ev.ID)+" was shut down") {
-		l.disposableWork(ctx, l.p)
+		l.disposableWork(ctx, l.p, l.x.testsOf(checks.KindDisposable))
 	}
 }
 
@@ -160,12 +247,21 @@ func (l *live) replaceProbe(ctx context.Context) bool {
 
 // startProbe starts a probe process for the session's version, saying why.
 func (l *live) startProbe(ctx context.Context, why string) bool {
-	if l.restarts == maxRestarts || len(l.x.run.Incomplete()) > 0 {
+	if len(l.x.run.Incomplete()) > 0 {
 		// A server that flooded a process will flood the next one: the
 		// tests left are reported as not run.
 		return false
 	}
-	l.restarts++
+	if l.probeRestarts != nil {
+		// Two chains side by side share one bound.
+		if l.probeRestarts.Add(1) > maxRestarts {
+			return false
+		}
+	} else if l.restarts == maxRestarts {
+		return false
+	} else {
+		l.restarts++
+	}
 	n := l.openProbe(ctx, why)
 	if n == nil {
 		return false
