@@ -189,10 +189,18 @@ func (x *executor) allVersions(ctx context.Context) {
 			if l == newest {
 				shared.set(&ready{s: l})
 			}
-			l.sharedWork(ctx)
-			if l != newest {
+			var beside func()
+			if l != newest && x.cfg.Parallel > 1 {
 				// No probe process for this version: its disposable tests
-				// run after everything else, in its own process.
+				// run in one of their own, beside the shared work.
+				beside = l.disposablesBeside(ctx)
+			}
+			l.sharedWork(ctx)
+			switch {
+			case beside != nil:
+				beside()
+			case l != newest:
+				// One process at a time: after everything else.
 				l.disposablesApart(ctx)
 			}
 			l.finalWork(ctx)

@@ -240,6 +240,32 @@ func (l *live) disposablesApart(ctx context.Context) {
 	}
 }
 
+// disposablesBeside starts the session's disposable tests at once, in a
+// probe process of their own beside the shared process, and returns what
+// waits for them to end and shuts the shared process down: the chain's
+// windows then overlap the shared work (a tool call's budget, say)
+// instead of following it. Each test is judged in its own marks, as in
+// disposablesApart; afterwards the session goes on in the chain's last
+// process, as there.
+func (l *live) disposablesBeside(ctx context.Context) (wait func()) {
+	pl := &live{x: l.x, s: l.s, resources: l.resources, lastList: l.lastList}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if ctx.Err() == nil && pl.startProbe(ctx, "runs the tests that may kill or wedge the server, beside the shared process "+itoa(l.p.ev.ID)) {
+			pl.disposableWork(ctx, pl.p, l.x.testsOf(checks.KindDisposable))
+		}
+	}()
+	return func() {
+		l.settleReplies(l.p, 300*time.Millisecond)
+		l.p.finish()
+		<-done
+		if pl.p != nil {
+			l.p = pl.p
+		}
+	}
+}
+
 // replaceProbe starts a new probe process for the session's version.
 func (l *live) replaceProbe(ctx context.Context) bool {
 	return l.startProbe(ctx, "replaces probe process "+itoa(l.p.ev.ID)+", which exited or stopped answering")
