@@ -49,6 +49,14 @@ func TestExampleFixturesLoad(t *testing.T) {
 	}
 }
 
+// TestDefaultFixtureIsValid: the embedded fixture, loaded at every start
+// without its schema, keeps the schema.
+func TestDefaultFixtureIsValid(t *testing.T) {
+	if _, err := ParseFixture("default.json", defaultFixtureData); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDefaultFixture(t *testing.T) {
 	fx := DefaultFixture()
 	if fx.Name() != "default.json" {
