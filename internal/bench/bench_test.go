@@ -20,6 +20,7 @@ import (
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -136,8 +137,8 @@ func benchReads(b *testing.B, argv, env []string, uri string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x := c.Call(ctx, "resources/read", params)
-		if x.Response == nil || x.Response.Result == nil {
-			b.Fatalf("resources/read %s: %v %s", uri, x.Err, x.Response.Raw)
+		if !x.OK() || x.Response.Result == nil {
+			b.Fatalf("resources/read %s: %v %s", uri, x.Err, x.Sent)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
@@ -156,7 +157,10 @@ func startInitialized(tb testing.TB, argv, env []string) *mockclient.Client {
 // closes it.
 func initialized(tb testing.TB, argv, env []string) *mockclient.Client {
 	tb.Helper()
-	c, err := mockclient.Start(mockclient.Options{Command: argv, Env: env, Timeout: 20 * time.Second})
+	// A benchmark makes far more requests than a run: the transcript's
+	// flood limit (20,000 lines) would stop the server midway.
+	limits := transcript.Limits{MaxEntries: 1 << 30}
+	c, err := mockclient.Start(mockclient.Options{Command: argv, Env: env, Timeout: 20 * time.Second, Limits: limits})
 	if err != nil {
 		tb.Fatal(err)
 	}
