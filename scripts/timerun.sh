@@ -3,9 +3,11 @@
 #   - the default run against the reference server (`mcpconform`, no arguments),
 #   - the default run against the go-sdk server of internal/testservers,
 #   - the default run against @modelcontextprotocol/server-everything (needs node
-#     and internal/testservers/setup.sh), and, for comparison, that server's own
-#     cost: one process spawned, initialized, asked resources/list and three
-#     resources/read by a tiny client, then closed.
+#     and internal/testservers/setup.sh), with and without tool calls,
+# each next to the server's own cost: one bare session (the process spawned,
+# initialized, asked resources/list and three resources/read by a tiny client,
+# then closed), and the ratio of the run's wall time to the session's (goal: at
+# most 3); and the same runs with --spec-version all.
 # For each run it also reports how many server processes it started (the JSON
 # report's target.processes), the CPU time of the whole process tree, and the
 # peak RSS of the mcpconform process (with /usr/bin/time -v: Debian package
@@ -77,56 +79,66 @@ time_run() {
     "$tmp/mcpconform" --quiet --json "$tmp/report.json" "${server[@]}" >/dev/null 2>&1 || true
   fi
   procs=$(grep -o '"processes": *[0-9]*' "$tmp/report.json" | grep -o '[0-9]*$' || echo "n/a")
-  printf '%-34s wall %6s ms (median of %d; min %s, max %s)  cpu %6s ms  processes %s  peak RSS (largest process) %s\n' \
-    "$name" "$(median "${walls[@]}")" "$runs" "$(printf '%s\n' "${walls[@]}" | sort -n | head -1)" \
+  RUN_WALL=$(median "${walls[@]}")
+  printf '%-40s wall %6s ms (median of %d; min %s, max %s)  cpu %6s ms  processes %s  peak RSS (largest process) %s\n' \
+    "$name" "$RUN_WALL" "$runs" "$(printf '%s\n' "${walls[@]}" | sort -n | head -1)" \
     "$(printf '%s\n' "${walls[@]}" | sort -n | tail -1)" "$(median "${cpus[@]}")" "$procs" "$rss"
 }
 
 # one_session ARGV...: spawns the server, initializes, lists resources, reads
-# three of them, closes stdin and waits for the exit: the server's own cost of
-# one session, with no harness in between.
+# three of them (the first listed, three times), closes stdin and waits for
+# the exit: the server's own cost of one session, with no harness in between.
 one_session() {
   coproc SRV { "$@" 2>/dev/null; }
-  local out="${SRV[1]}" in="${SRV[0]}" pid="$SRV_PID" line id
+  local out="${SRV[1]}" in="${SRV[0]}" pid="$SRV_PID" id uri
   echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"timerun","version":"0"}}}' >&"$out"
   wait_for 1
   echo '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"$out"
   echo '{"jsonrpc":"2.0","id":2,"method":"resources/list"}' >&"$out"
   wait_for 2
+  uri=$(printf '%s' "$LINE" | grep -o '"uri": *"[^"]*"' | head -1 | sed 's/^"uri": *//')
   for id in 3 4 5; do
-    echo '{"jsonrpc":"2.0","id":'"$id"',"method":"resources/read","params":{"uri":"demo://resource/static/document/architecture.md"}}' >&"$out"
+    echo '{"jsonrpc":"2.0","id":'"$id"',"method":"resources/read","params":{"uri":'"$uri"'}}' >&"$out"
     wait_for "$id"
   done
   eval "exec ${out}>&-"
   wait "$pid" 2>/dev/null || true
 }
 
-# wait_for ID: reads server lines until the response with that id.
+# wait_for ID: reads server lines until the response with that id, left in LINE.
 wait_for() {
-  local line
-  while IFS= read -r -t 30 line <&"$in"; do
-    case "$line" in *'"id":'"$1"[,}]*) return 0 ;; esac
+  while IFS= read -r -t 30 LINE <&"$in"; do
+    case "$LINE" in *'"id":'"$1"[,}]*|*'"id": '"$1"[,}]*) return 0 ;; esac
   done
   echo "timerun: no response with id $1" >&2
   return 1
 }
 
-time_session() {
-  local walls=() cpus=() t0 t1 c0 c1
+# time_pair NAME [FLAGS...] [-- SERVER ARGV...]: time_run, then one bare
+# session of the same server (the reference server when none is given),
+# and the ratio of the two walls.
+time_pair() {
+  local name="$1"; shift
+  local args=("$@") server=() walls=() t0 t1 i
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
+  [ $# -gt 0 ] && shift
+  server=("$@")
+  [ ${#server[@]} -eq 0 ] && server=("$tmp/mcpconform" mock)
+  time_run "$name" "${args[@]}"
   for i in $(seq "$runs"); do
-    cpu_now; c0=$CPU; t0=$(now_ms)
-    one_session "$@"
-    t1=$(now_ms); cpu_now; c1=$CPU
-    walls+=($((t1 - t0))); cpus+=($((c1 - c0)))
+    t0=$(now_ms)
+    one_session "${server[@]}"
+    t1=$(now_ms)
+    walls+=($((t1 - t0)))
   done
-  printf '%-34s wall %6s ms (median of %d)  cpu %6s ms\n' "server-everything, one session" \
-    "$(median "${walls[@]}")" "$runs" "$(median "${cpus[@]}")"
+  printf '%-40s wall %6s ms (median of %d)  ratio run/session %s\n' "  one bare session" \
+    "$(median "${walls[@]}")" "$runs" "$(awk -v r="$RUN_WALL" -v s="$(median "${walls[@]}")" 'BEGIN {printf "%.1f", (s > 0) ? r / s : 0}')"
 }
 
 echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d)"
-time_run "reference server (mcpconform)"
+time_pair "reference server (mcpconform)"
 time_run "reference server, all versions" --spec-version all
-time_run "go-sdk server" -- "$tmp/gosdk"
+time_pair "go-sdk server" -- "$tmp/gosdk"
 time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
 
 everything=""
@@ -138,9 +150,9 @@ if command -v node >/dev/null; then
   fi
 fi
 if [ -n "$everything" ]; then
-  time_run "server-everything" -- node "$everything" stdio
+  time_pair "server-everything" -- node "$everything" stdio
+  time_pair "server-everything, --call-tools none" --call-tools none -- node "$everything" stdio
   time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
-  time_session node "$everything" stdio
 else
   echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
 fi
@@ -160,7 +172,7 @@ peak_run() {
     sleep 0.02
   done
   wait "$pid" || true
-  printf '%-34s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "$name" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
+  printf '%-40s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "$name" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
 }
 for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
   peak_run "hostile: $fault" -- "$tmp/mcpconform" mock --fault "$fault"
