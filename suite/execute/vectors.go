@@ -156,9 +156,10 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 				// arriving later is still found when judging.
 				sent := time.Now()
 				pd := c.Send(ctx, r)
-				wait := timeout
-				if fu := l.followUp(ctx, p, evidence.ProbeTag("settle"), timeout); fu.OK() {
-					wait = min(timeout-time.Since(sent), replyAfterAnswer)
+				fu := l.followUp(ctx, p, evidence.ProbeTag("settle"), timeout)
+				wait := timeout - time.Since(sent)
+				if fu.OK() {
+					wait = min(wait, replyAfterAnswer)
 				}
 				x = pd.WaitWithin(wait)
 			} else {
