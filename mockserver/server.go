@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"slices"
 	"strings"
@@ -330,6 +331,10 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		s.handleBatch(trimmed)
 		return
 	}
+	if s.variants.has("unsafe-integer-ids-dropped") && unsafeIntegerID(trimmed) {
+		fmt.Fprintln(s.errOut, "mockserver: a message whose id is not a safe integer was dropped (unsafe-integer-ids-dropped)")
+		return
+	}
 	resp := s.handleMessage(trimmed)
 	s.emitResponse(resp)
 	if s.initialized {
@@ -341,6 +346,18 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		}
 		os.Exit(0)
 	}
+}
+
+// unsafeIntegerID reports whether the message on line has an id that is an
+// integer beyond 2^53 - 1 in magnitude, which a JavaScript number cannot
+// hold exactly.
+func unsafeIntegerID(line []byte) bool {
+	var m struct{ ID json.RawMessage }
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	n, ok := new(big.Int).SetString(string(bytes.TrimSpace(m.ID)), 10)
+	return ok && n.CmpAbs(big.NewInt(1<<53-1)) > 0
 }
 
 // handleBatch answers a JSON array line. Batches exist in 2025-03-26 only

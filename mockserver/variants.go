@@ -229,6 +229,8 @@ var variantCatalogue = []variantDef{
 		why: "a response carries the id's value (JSONRPC-05), not its bytes", excludes: []string{"ids-escaped"}},
 	{Variant: Variant{Name: "ids-escaped", Description: `echoes string ids with every character escaped ("a-1" comes back as "\u0061\u002d\u0031"); integer ids keep every digit`},
 		why: "the same value (JSONRPC-05); RFC 8259 § 7 lets any character be escaped"},
+	{Variant: Variant{Name: "unsafe-integer-ids-dropped", Description: "drops, unanswered, every request whose id is an integer beyond 2^53 - 1 (9007199254740993), saying so on stderr, as the TypeScript SDK does: its message schema accepts safe integers only"},
+		why: "RFC 8259 § 6 warns that integers beyond 2^53 - 1 are not interoperable; a server that cannot read such an id is recorded (id-echo-beyond-safe-integer, info), not failed"},
 }
 
 var variantIndex = func() map[string]*variantDef {

@@ -1232,6 +1232,23 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("the id came back as %q", line)
 		}
 	},
+	"unsafe-integer-ids-dropped": func(t *testing.T, v *vsession) {
+		// Beyond 2^53 - 1: dropped; a request after it, with the largest
+		// safe integer, is answered, and nothing answered the first.
+		for _, id := range []string{"9007199254740993", "-9007199254740993"} {
+			if v.modern {
+				v.send(request(id, "server/discover", enveloped(nil)))
+			} else {
+				v.send(request(id, "ping", nil))
+			}
+		}
+		_, before, _ := v.echoID("9007199254740991")
+		for _, m := range before {
+			if m.Method == "" {
+				t.Errorf("a request with an unsafe integer id was answered: %s %+v", m.ID, m.Error)
+			}
+		}
+	},
 }
 
 // echoID sends a request whose id is the raw JSON id and returns its
