@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -603,6 +604,95 @@ func TestInterrupt(t *testing.T) {
 			notJudged(t, r)
 		})
 	}
+}
+
+// TestSecondInterruptQuitsAtOnce: a second SIGINT while the first one's
+// partial report is being made ends mcpconform at once, with exit 4 and
+// no report, and its servers (deaf to stdin EOF and SIGTERM) die with it.
+func TestSecondInterruptQuitsAtOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process hygiene is checked through /proc")
+	}
+	// The second signal must reach mcpconform before the first one's
+	// shutdown is over (about a second here): on a machine too busy for
+	// that, the attempt is made again.
+	for attempt := 1; attempt <= 3; attempt++ {
+		dir := t.TempDir()
+		mark := newMark(t)
+		record := filepath.Join(dir, "record.jsonl")
+		cmd := exec.Command(cliBinary(t), "--quiet", "--report-dir", filepath.Join(dir, "report"), "--env", "MCPCONFORM_MARK="+mark,
+			"--timeout", "60s", "--grace", "10s", "--", cliBinary(t), "mock", "--fault", "hang-on-read,ignore-stdin-eof,ignore-sigterm", "--record", record)
+		var stderr lockedBuffer
+		cmd.Stdout, cmd.Stderr = new(bytes.Buffer), &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		waitForRequest(t, record, "resources/read", time.Minute)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(stderr.String(), "stopping") {
+			if time.Now().After(deadline) {
+				t.Fatalf("no word of the first interrupt on stderr: %s", stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		second := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			<-exited
+			t.Logf("attempt %d: the run had ended before the second signal (%v)", attempt, err)
+			continue
+		}
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatal("mcpconform did not exit after a second SIGINT")
+		}
+		if !strings.Contains(stderr.String(), "again: quitting without a report") {
+			t.Logf("attempt %d: the run ended as the second signal arrived: %s", attempt, stderr.String())
+			continue
+		}
+		took := time.Since(second)
+		t.Logf("exited %s after the second signal", took)
+		if took > 5*time.Second {
+			t.Errorf("mcpconform took %s to quit after a second SIGINT", took)
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitIncomplete {
+			t.Errorf("exit %v, want %d", err, exitIncomplete)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "report", "report.json")); err == nil {
+			t.Errorf("a report was written; a second interrupt quits without one")
+		}
+		if left := waitNoMark(mark, 10*time.Second); len(left) > 0 {
+			t.Errorf("server processes outlived mcpconform: %v", left)
+		}
+		return
+	}
+	t.Fatal("in three attempts, the run always ended before the second signal")
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // notJudged checks that an interrupted run fails nothing it did not see:
