@@ -314,3 +314,28 @@ func TestExampleFixturesAreConformant(t *testing.T) {
 		})
 	}
 }
+
+// TestPlannedResultsNameTheirRules: a result left unjudged (an interrupt
+// cut the judging short) names its requirement, level and spec section as
+// the judged result does, so a partial report still says which rules went
+// unjudged.
+func TestPlannedResultsNameTheirRules(t *testing.T) {
+	run, judged := runMock(t, "")
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := suite.Planned(run, files, "cut short")
+	if len(planned) != len(judged) {
+		t.Fatalf("%d planned results, %d judged", len(planned), len(judged))
+	}
+	for i, p := range planned {
+		j := judged[i]
+		if p.ID != j.ID || p.ProtocolVersion != j.ProtocolVersion || p.Requirement != j.Requirement || p.Level != j.Level || p.Spec != j.Spec || p.Area != j.Area {
+			t.Errorf("planned %s [%s] %q %q %q, judged %s [%s] %q %q %q", p.ID, p.ProtocolVersion, p.Requirement, p.Level, p.Spec, j.ID, j.ProtocolVersion, j.Requirement, j.Level, j.Spec)
+		}
+		if p.Verdict != reports.Error || p.Message != "not judged: cut short" {
+			t.Errorf("planned %s: %s %q, want an error saying it was not judged", p.ID, p.Verdict, p.Message)
+		}
+	}
+}

@@ -27,8 +27,11 @@ type spec struct {
 	area    string
 	id      string
 	version string
-	judge   func() reports.Result
-	slot    int
+	// base is the result before judging: the check or test, its
+	// requirement, level and spec section in version.
+	base  func() reports.Result
+	judge func() reports.Result
+	slot  int
 }
 
 // VectorFiles returns the vector files a run used: the ones it carries (a
@@ -82,11 +85,15 @@ func plan(r *evidence.Run, files []*vectors.File) []spec {
 	for _, v := range judgedVersions(r) {
 		j := judgeContext(r, v)
 		for _, c := range checks.All() {
-			specs = append(specs, spec{area: c.Area, id: c.ID, version: v, judge: func() reports.Result { return c.Result(j) }})
+			specs = append(specs, spec{area: c.Area, id: c.ID, version: v,
+				base:  func() reports.Result { return checks.BaseResult(c.ID, c.Requirement, c.Area, v, c.Flags) },
+				judge: func() reports.Result { return c.Result(j) }})
 		}
 		for _, f := range files {
 			for _, t := range f.Tests {
-				specs = append(specs, spec{area: f.Area, id: t.ID, version: v, judge: func() reports.Result { return checks.JudgeVector(t, r, v, j.Session) }})
+				specs = append(specs, spec{area: f.Area, id: t.ID, version: v,
+					base:  func() reports.Result { return checks.BaseResult(t.ID, t.Requirement, f.Area, v, t.Flags) },
+					judge: func() reports.Result { return checks.JudgeVector(t, r, v, j.Session) }})
 			}
 		}
 	}
@@ -100,7 +107,10 @@ func plan(r *evidence.Run, files []*vectors.File) []spec {
 func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Result {
 	var out []reports.Result
 	for _, s := range plan(r, files) {
-		res := reports.Result{ID: s.id, Area: s.area, ProtocolVersion: s.version, Verdict: reports.Error, Message: "not judged: " + why}
+		// Named as a judged result would be (requirement, level, spec
+		// section), so a cut report still says which rules went unjudged.
+		res := s.base()
+		res.Verdict, res.Message = reports.Error, "not judged: "+why
 		out = append(out, res)
 	}
 	return out

@@ -42,6 +42,7 @@ type hostileRun struct {
 	report      hostileReport
 	reportSize  int // bytes of report.json
 	mark        string
+	reportDir   string // every format of the report, as --report-dir wrote it
 }
 
 type hostileReport struct {
@@ -121,7 +122,7 @@ func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, u
 	}
 	err := cmd.Wait()
 	close(exited)
-	r := hostileRun{stderr: stderr.String(), elapsed: time.Since(start), mark: mark}
+	r := hostileRun{stderr: stderr.String(), elapsed: time.Since(start), mark: mark, reportDir: filepath.Join(dir, "report")}
 	if signal != nil {
 		r.afterSignal = time.Since(signalled)
 	}
@@ -602,6 +603,7 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("stderr does not say the report is partial: %s", r.stderr)
 			}
 			notJudged(t, r)
+			interruptedInEveryFormat(t, r, "interrupted by "+sig.String())
 		})
 	}
 }
@@ -675,6 +677,40 @@ func TestSecondInterruptQuitsAtOnce(t *testing.T) {
 		return
 	}
 	t.Fatal("in three attempts, the run always ended before the second signal")
+}
+
+// interruptedInEveryFormat checks that the Markdown, HTML and JUnit
+// reports of an interrupted run say why it was cut short, call it an
+// error, and name the rules left unjudged.
+func interruptedInEveryFormat(t *testing.T, r hostileRun, why string) {
+	t.Helper()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(r.reportDir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		return string(b)
+	}
+	md, page, junit := read("report.md"), read("report.html"), read("junit.xml")
+	if !strings.Contains(md, "# mcpconform report: ERROR") || !strings.Contains(md, why) {
+		t.Errorf("report.md does not call the run an error interrupted by %q:\n%s", why, clipText(md, 600))
+	}
+	if !strings.Contains(page, why) || strings.Contains(page, "CONFORMANT") {
+		t.Errorf("report.html does not say %q, or calls the run conformant", why)
+	}
+	if !strings.Contains(junit, `<property name="verdict" value="error">`) || !regexp.MustCompile(`errors="[1-9][0-9]*"`).MatchString(junit) {
+		t.Errorf("junit.xml does not report the run as an error:\n%s", clipText(junit, 600))
+	}
+	if strings.Contains(junit, "Rule:  ()") {
+		t.Errorf("junit.xml has results left unjudged that name no rule")
+	}
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
