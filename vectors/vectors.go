@@ -104,6 +104,12 @@ type Call struct {
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
+// SilenceRecorded reports whether the step is a request whose silence is
+// a recorded outcome (TimeoutMs): the runner may stop waiting for its
+// answer soon after the server answered a later request, so the deadline
+// is the runner's, and an answer arriving after it is still the answer.
+func (s Step) SilenceRecorded() bool { return s.Request != nil && s.Request.TimeoutMs > 0 }
+
 // Outcome is one acceptable (or graded) outcome.
 type Outcome struct {
 	Verdict string `json:"verdict"`

@@ -333,15 +333,6 @@ type itemVerdict struct {
 	where     *Where
 }
 
-// followUpBounded reports whether step i of t is a request whose silence
-// is an outcome the test expects (timeoutMs): the harness stops waiting
-// for its answer soon after the server answered a later request, so that
-// deadline is the harness's, and an answer arriving after it is still the
-// server's answer, judged as one.
-func followUpBounded(t *vectors.Test, i int) bool {
-	return i >= 0 && i < len(t.Steps) && t.Steps[i].Request != nil && t.Steps[i].Request.TimeoutMs > 0
-}
-
 // judgeItem judges one item against the test's outcomes.
 func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	where := &Where{Process: it.Process, From: it.Begin, To: it.End + 1}
@@ -369,7 +360,7 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	if last.Exchange != nil {
 		x = last.Exchange
 		resp = x.Response
-		if x.Late && !followUpBounded(t, last.Index) {
+		if x.Late && !(last.Index >= 0 && last.Index < len(t.Steps) && t.Steps[last.Index].SilenceRecorded()) {
 			// Answered only after the deadline: within it, there was silence.
 			resp = nil
 		}

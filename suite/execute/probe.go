@@ -119,7 +119,8 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	v := rd.s.s.Version
 	p.ev.Version = v
 	rd.s.s.AddProbe(p.ev.ID)
-	probe = &live{x: x, s: rd.s.s, p: p, resources: rd.s.resources}
+	probe = rd.s.sibling()
+	probe.p = p
 	if h.err != "" || h.negotiated != v || !p.alive() {
 		// The disposable tests need a process that speaks v: a new one,
 		// whose initialize offering v also shows whether v is echoed.
@@ -135,8 +136,8 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			rd.s.s.AddProbe(q.ev.ID)
 			taken = true
 			budget := new(atomic.Int32)
-			other := &live{x: x, s: rd.s.s, resources: rd.s.resources, probeRestarts: budget}
-			probe.probeRestarts = budget
+			other := rd.s.sibling()
+			other.probeRestarts, probe.probeRestarts = budget, budget
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() {
@@ -152,13 +153,20 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 }
 
 // serving reports whether q answers a request after its handshake, as a
-// process must before a test runs in it (openProbe).
+// process must before a test runs in it.
 func (l *live) serving(ctx context.Context, q *proc) bool {
 	if x := l.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
 		q.c.Note("the process answered its handshake but not the request after it: no test is run in it")
 		return false
 	}
 	return true
+}
+
+// sibling returns a driver of a chain of disposable tests of l's session,
+// beside l: the same session and resources, its own process (set by the
+// chain) and its own count of replacements.
+func (l *live) sibling() *live {
+	return &live{x: l.x, s: l.s, modern: l.modern, resources: l.resources}
 }
 
 // splitChains divides the disposable tests between two processes that
@@ -248,7 +256,7 @@ func (l *live) disposablesApart(ctx context.Context) {
 // disposablesApart; afterwards the session goes on in the chain's last
 // process, as there.
 func (l *live) disposablesBeside(ctx context.Context) (wait func()) {
-	pl := &live{x: l.x, s: l.s, resources: l.resources, lastList: l.lastList}
+	pl := l.sibling()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -313,8 +321,7 @@ func (l *live) openProbe(ctx context.Context, why string) *proc {
 	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		return nil
 	}
-	if x := l.followUp(ctx, n, evidence.ProbeTag("settle"), min(n.c.Timeout(), aliveDeadline)); !x.OK() {
-		n.c.Note("the probe process answered its handshake but not the request after it: no test is run in it")
+	if !l.serving(ctx, n) {
 		return nil
 	}
 	l.s.AddProbe(n.ev.ID)
