@@ -892,3 +892,28 @@ func TestFaultFloods(t *testing.T) {
 		})
 	}
 }
+
+// TestServeEndsOnCancel cancels a session blocked on reading stdin:
+// Serve returns the context's error, with and without a timing variant
+// (each has its own loop).
+func TestServeEndsOnCancel(t *testing.T) {
+	for _, variants := range [][]string{nil, {"slow-answers"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		inR, inW := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- Serve(ctx, inR, &syncBuffer{}, nil, Options{Variants: variants}) }()
+		if _, err := inW.Write([]byte(request("1", "ping", nil) + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("variants %v: Serve returned %v, want %v", variants, err, context.Canceled)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("variants %v: Serve did not return after its context was cancelled", variants)
+		}
+		inR.Close()
+	}
+}

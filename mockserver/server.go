@@ -161,6 +161,9 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if s.variants.has("pipelined-out-of-order") || s.variants.has("late-parse-error") || s.variants.has("slow-answers") {
 		ahead = 16
 	}
+	if ahead == 0 && !s.faults.has("stream-decoder") {
+		return s.runDirect(ctx, in)
+	}
 	lines := make(chan lineOrErr, ahead)
 	done := make(chan struct{})
 	defer close(done)
@@ -209,6 +212,59 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("writing stdout: %w", err)
 		}
 		s.rearm()
+	}
+}
+
+// runDirect serves a session with no timing variant: one goroutine reads
+// each line and answers it before reading the next, with no hand-off to
+// another goroutine between them (the hand-off cost as much as the rest
+// of a small read's round trip). The caller's goroutine only waits for
+// the session's end or for ctx; mu keeps what the session writes inside
+// Serve's call, as the loop of run does.
+func (s *server) runDirect(ctx context.Context, in io.Reader) error {
+	var mu sync.Mutex
+	stopped := false
+	ended := make(chan error, 1)
+	go func() {
+		lr := newLineReader(in, maxLine)
+		for {
+			line, n, tooLong, err := lr.next()
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			var end error
+			done := true
+			switch {
+			case err != nil:
+				end = s.finish(ctx, err)
+			default:
+				s.handleLine(line, n, tooLong)
+				switch {
+				case s.quit:
+					end = s.out.failed()
+				case s.out.failed() != nil:
+					end = fmt.Errorf("writing stdout: %w", s.out.failed())
+				default:
+					done = false
+				}
+			}
+			mu.Unlock()
+			if done {
+				ended <- end
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		return ctx.Err()
 	}
 }
 
