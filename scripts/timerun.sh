@@ -7,7 +7,9 @@
 # each next to the server's own cost: one bare session (the process spawned,
 # initialized, asked resources/list and three resources/read by a tiny client,
 # then closed), and the ratio of the run's wall time to the session's (goal: at
-# most 3); and the same runs with --spec-version all.
+# most 3); and the same runs with --spec-version all. It times, too, how long
+# the reference server (`mcpconform mock`) and the go-sdk server take from
+# spawn to their answer to initialize.
 # For each run it also reports how many server processes it started (the JSON
 # report's target.processes), the CPU time of the whole process tree, and the
 # peak RSS of the mcpconform process (with /usr/bin/time -v: Debian package
@@ -23,7 +25,7 @@ runs=7
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "usage: $0 [-n N]" >&2; exit 2 ;;
   esac
 done
@@ -114,6 +116,27 @@ wait_for() {
   return 1
 }
 
+# first_answer NAME ARGV...: spawns the server, sends initialize and times
+# the wait for its answer (the clock is bash's EPOCHREALTIME, read with no
+# process started), then closes stdin; the median of 5 x N.
+first_answer() {
+  local name="$1"; shift
+  local walls=() t0 t1 i
+  for i in $(seq $((runs * 5))); do
+    t0=${EPOCHREALTIME/./}
+    coproc SRV { "$@" 2>/dev/null; }
+    local out="${SRV[1]}" in="${SRV[0]}" pid="$SRV_PID"
+    echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"timerun","version":"0"}}}' >&"$out"
+    wait_for 1
+    t1=${EPOCHREALTIME/./}
+    eval "exec ${out}>&-"
+    wait "$pid" 2>/dev/null || true
+    walls+=($(( (t1 - t0) / 100 )))
+  done
+  printf '%-40s %5s ms (median of %d, spawn to the answer to initialize)\n' "$name" \
+    "$(median "${walls[@]}" | awk '{printf "%.1f", $1 / 10}')" "${#walls[@]}"
+}
+
 # time_pair NAME [FLAGS...] [-- SERVER ARGV...]: time_run, then one bare
 # session of the same server (the reference server when none is given),
 # and the ratio of the two walls.
@@ -140,6 +163,8 @@ time_pair "reference server (mcpconform)"
 time_run "reference server, all versions" --spec-version all
 time_pair "go-sdk server" -- "$tmp/gosdk"
 time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
+first_answer "mock: first answer" "$tmp/mcpconform" mock
+first_answer "go-sdk server: first answer" "$tmp/gosdk"
 
 everything=""
 if command -v node >/dev/null; then
