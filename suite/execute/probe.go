@@ -3,6 +3,7 @@ package execute
 import (
 	"context"
 	"encoding/json"
+	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -48,7 +49,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// A second counter-offer, of a version not shaped like a date. The
 	// process is kept open when its handshake completed: once the
 	// counter-offered version proves to be the session's, it takes part
-	// of the disposable tests (splitChains).
+	// of the disposable tests (nullIDQueue).
 	other := make(chan *proc, 1)
 	var negotiated string // what q's handshake agreed, once other has q
 	if x.wanted(checks.CounterOfferChecks...) {
@@ -128,9 +129,9 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			return
 		}
 	}
+	all := x.testsOf(checks.KindDisposable)
 	if q := receive(); q != nil && negotiated == v && probe.serving(ctx, q) {
-		a, b := splitChains(x.testsOf(checks.KindDisposable))
-		if len(b) > 0 {
+		if queue := newNullIDQueue(all); len(queue.ts) > 0 {
 			q.ev.Why += "; then, as the server counter-offered " + v + ", the session's version, part of the tests that may kill or wedge the server, beside the probe process"
 			q.ev.Version = v
 			rd.s.s.AddProbe(q.ev.ID)
@@ -142,14 +143,14 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				other.disposableWork(ctx, q, b)
+				other.disposableWork(ctx, q, slices.Clone(queue.ts), queue)
 			}()
-			probe.disposableWork(ctx, p, a)
+			probe.disposableWork(ctx, p, all, queue)
 			wg.Wait()
 			return
 		}
 	}
-	probe.disposableWork(ctx, p, x.testsOf(checks.KindDisposable))
+	probe.disposableWork(ctx, p, all, nil)
 }
 
 // serving reports whether q answers a request after its handshake, as a
@@ -169,25 +170,57 @@ func (l *live) sibling() *live {
 	return &live{x: l.x, s: l.s, modern: l.modern, resources: l.resources}
 }
 
-// splitChains divides the disposable tests between two processes that
-// run them side by side. The tests that await a reply with a null id wait
-// out their whole silence window when the server sends none (a reply
-// arriving later could not be told from the next test's), so those
-// windows are what a chain's length is made of: every other one goes to
-// the second chain, and the rest stay in the first, in order.
-func splitChains(ts []*vectors.Test) (a, b []*vectors.Test) {
-	n := 0
-	for _, t := range ts {
+// nullIDQueue shares the disposable tests that await a reply with a null
+// id between two chains side by side. Such a test waits out its whole
+// silence window when the server sends no such reply (a reply arriving
+// later could not be told from the next test's), so those windows are
+// what a chain's length is made of. Each goes, in order, to whichever
+// chain is free first: a server that answers some of them and not
+// others has its windows overlap, whichever they are.
+type nullIDQueue struct {
+	mu   sync.Mutex
+	ts   []*vectors.Test // in the order a chain runs them (wedgingFirst)
+	next int
+}
+
+func newNullIDQueue(ts []*vectors.Test) *nullIDQueue {
+	q := &nullIDQueue{}
+	for _, t := range wedgingFirst(ts) {
 		if awaitsNullID(t) {
-			n++
-			if n%2 == 1 {
-				b = append(b, t)
-				continue
+			q.ts = append(q.ts, t)
+		}
+	}
+	return q
+}
+
+// take returns the next test no chain took yet, or nil.
+func (q *nullIDQueue) take() *vectors.Test {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next == len(q.ts) {
+		return nil
+	}
+	q.next++
+	return q.ts[q.next-1]
+}
+
+// chainOrder yields the tests of one chain: ts in wedgingFirst order, with
+// each test that awaits a null-id reply replaced by the next one the
+// queue holds, and left out once the queue is empty. With no queue, or
+// with no other chain taking from it, that is ts in wedgingFirst order.
+func chainOrder(ts []*vectors.Test, queue *nullIDQueue) iter.Seq[*vectors.Test] {
+	return func(yield func(*vectors.Test) bool) {
+		for _, t := range wedgingFirst(ts) {
+			if queue != nil && awaitsNullID(t) {
+				if t = queue.take(); t == nil {
+					continue
+				}
+			}
+			if !yield(t) {
+				return
 			}
 		}
-		a = append(a, t)
 	}
-	return a, b
 }
 
 // awaitsNullID reports whether a test writes a line whose reply would
@@ -201,9 +234,10 @@ func awaitsNullID(t *vectors.Test) bool {
 	return false
 }
 
-// disposableWork runs the disposable tests ts one after another in p,
-// replacing it with a new probe process when it dies or wedges.
-func (l *live) disposableWork(ctx context.Context, p *proc, ts []*vectors.Test) {
+// disposableWork runs the disposable tests ts one after another in p (in
+// chainOrder: those awaiting a null-id reply taken from queue, when there
+// is one), replacing p with a new probe process when it dies or wedges.
+func (l *live) disposableWork(ctx context.Context, p *proc, ts []*vectors.Test, queue *nullIDQueue) {
 	l.p = p
 	l.chain = true
 	defer func() {
@@ -212,7 +246,7 @@ func (l *live) disposableWork(ctx context.Context, p *proc, ts []*vectors.Test) 
 		l.bg.Wait()
 		l.chain = false
 	}()
-	for _, t := range wedgingFirst(ts) {
+	for t := range chainOrder(ts, queue) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -244,7 +278,7 @@ func (l *live) disposablesApart(ctx context.Context) {
 	l.settleReplies(l.p, 300*time.Millisecond)
 	l.p.finish()
 	if ctx.Err() == nil && l.startProbe(ctx, "runs the tests that may kill or wedge the server, after the shared process "+itoa(l.p.ev.ID)+" was shut down") {
-		l.disposableWork(ctx, l.p, l.x.testsOf(checks.KindDisposable))
+		l.disposableWork(ctx, l.p, l.x.testsOf(checks.KindDisposable), nil)
 	}
 }
 
@@ -261,7 +295,7 @@ func (l *live) disposablesBeside(ctx context.Context) (wait func()) {
 	go func() {
 		defer close(done)
 		if ctx.Err() == nil && pl.startProbe(ctx, "runs the tests that may kill or wedge the server, beside the shared process "+itoa(l.p.ev.ID)) {
-			pl.disposableWork(ctx, pl.p, l.x.testsOf(checks.KindDisposable))
+			pl.disposableWork(ctx, pl.p, l.x.testsOf(checks.KindDisposable), nil)
 		}
 	}()
 	return func() {
