@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times whole mcpconform runs, the median of N (default 7) of each:
 #   - the default run against the reference server (`mcpconform`, no arguments),
-#   - the default run against the go-sdk server of internal/testservers,
+#   - the default run against the go-sdk and mcp-go servers of internal/testservers,
 #   - the default run against @modelcontextprotocol/server-everything (needs node
 #     and internal/testservers/setup.sh), with and without tool calls,
 # each next to the server's own cost: one bare session (the process spawned,
@@ -39,9 +39,10 @@ have_time=false
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "building mcpconform and the go-sdk test server ..."
+echo "building mcpconform and the go-sdk and mcp-go test servers ..."
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
 go build -o "$tmp/gosdk" ./internal/testservers/gosdk
+go build -o "$tmp/mcpgo" ./internal/testservers/mcpgo
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
@@ -163,6 +164,7 @@ time_pair "reference server (mcpconform)"
 time_run "reference server, all versions" --spec-version all
 time_pair "go-sdk server" -- "$tmp/gosdk"
 time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
+time_pair "mcp-go server" -- "$tmp/mcpgo"
 first_answer "mock: first answer" "$tmp/mcpconform" mock
 first_answer "go-sdk server: first answer" "$tmp/gosdk"
 
