@@ -198,21 +198,41 @@ func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
 			if len(lines) == 0 {
 				s.flushLater(now)
 			}
+			if err := s.stdoutErr(); err != nil {
+				return err
+			}
 		case l := <-lines:
-			if l.err != nil {
-				return s.finish(ctx, l.err)
+			if done, end := s.serveLine(ctx, l); done {
+				return end
 			}
-			s.handleLine(l.line, l.n, l.tooLong)
-			if s.quit {
-				s.drainLater(ctx)
-				return s.out.failed()
-			}
-		}
-		if err := s.out.failed(); err != nil {
-			return fmt.Errorf("writing stdout: %w", err)
 		}
 		s.rearm()
 	}
+}
+
+// serveLine answers one line read from stdin, or ends the session at the
+// end of stdin (l.err): done says whether the session is over, end how.
+func (s *server) serveLine(ctx context.Context, l lineOrErr) (done bool, end error) {
+	if l.err != nil {
+		return true, s.finish(ctx, l.err)
+	}
+	s.handleLine(l.line, l.n, l.tooLong)
+	if s.quit {
+		s.drainLater(ctx)
+		return true, s.out.failed()
+	}
+	if err := s.stdoutErr(); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
+// stdoutErr is the first failed write to stdout, if any.
+func (s *server) stdoutErr() error {
+	if err := s.out.failed(); err != nil {
+		return fmt.Errorf("writing stdout: %w", err)
+	}
+	return nil
 }
 
 // runDirect serves a session with no timing variant: one goroutine reads
@@ -234,22 +254,7 @@ func (s *server) runDirect(ctx context.Context, in io.Reader) error {
 				mu.Unlock()
 				return
 			}
-			var end error
-			done := true
-			switch {
-			case err != nil:
-				end = s.finish(ctx, err)
-			default:
-				s.handleLine(line, n, tooLong)
-				switch {
-				case s.quit:
-					end = s.out.failed()
-				case s.out.failed() != nil:
-					end = fmt.Errorf("writing stdout: %w", s.out.failed())
-				default:
-					done = false
-				}
-			}
+			done, end := s.serveLine(ctx, lineOrErr{line, n, tooLong, err})
 			mu.Unlock()
 			if done {
 				ended <- end
