@@ -139,6 +139,7 @@ func script(t *testing.T, version string) string {
 		`{"jsonrpc":"2.0","id":1,"method":`,
 		`{"jsonrpc":"1.0","id":"env","method":"ping"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
 		notification("notifications/x-conformance", nil),
 		`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"resources/templates/list"}]`,
 	)
@@ -376,6 +377,7 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"server-request-bad-id": func(o string) bool { return strings.Contains(o, `"id":1.5,"method":"ping"`) },
 	"id-null-accepted":      func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
+	"id-coerced":            func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":1,"result":{}}`) },
 	"parse-error-bad-id":    func(o string) bool { return strings.Contains(o, `"id":0,"error":{"code":-32700`) },
 	"batch-unsupported": func(o string) bool {
 		return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) && strings.Contains(o, "batches are not supported")

@@ -399,8 +399,8 @@ func recordedPIDs(t *testing.T, path string) map[string]bool {
 
 func TestNearestSelector(t *testing.T) {
 	catalogue := []checkEntry{
-		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"})},
-		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil)},
+		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"}, nil)},
+		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil, nil)},
 	}
 	for sel, want := range map[string]string{
 		"area:resource":  "area:resources",

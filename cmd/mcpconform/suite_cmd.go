@@ -329,11 +329,11 @@ func target(run *evidence.Run) reports.Target {
 
 // wanted turns --only and --skip into the executor's selection, so that
 // a narrow run starts only what its checks need. It errs on the side of
-// running: a test runs when --only could select it in some version (a
-// level selector matches any level its requirement has), and --skip
-// leaves it out only by a name that is the same in every version (id,
-// requirement, area, flag). Results are then filtered exactly, version by
-// version.
+// running: a test runs when --only could select it in some version or
+// outcome (a level selector matches any level its requirements have), and
+// --skip leaves it out only by a name that is the same in every version
+// and outcome (id, its own requirement, area, flag). Results are then
+// filtered exactly, result by result.
 func wanted(o *options, files []*vectors.File) func(id string) bool {
 	if len(o.onlySel) == 0 && len(o.skipSel) == 0 {
 		return nil
@@ -351,7 +351,10 @@ func wanted(o *options, files []*vectors.File) func(id string) bool {
 		fixed.Level = ""
 		fixed.Labels = nil
 		for _, l := range n.Labels {
-			if !strings.HasPrefix(l, "level:") {
+			// Levels vary by version, and the other requirements a
+			// result may be reported under by outcome: neither leaves
+			// a test out before it ran.
+			if !strings.HasPrefix(l, "level:") && !strings.HasPrefix(l, "requirement:") {
 				fixed.Labels = append(fixed.Labels, l)
 			}
 		}
