@@ -165,6 +165,10 @@ func (s *server) unknownTool(name string) (any, *rpcError) {
 // runTool applies a tool's call rule to arguments that passed its
 // inputSchema, then the result faults and variants.
 func (s *server) runTool(t *toolEntry, args map[string]any) object {
+	if t.Name == purgeTool && s.variants.has("readonly-hint-untrue") {
+		// What a client that trusted the annotation would have done.
+		fmt.Fprintf(s.errOut, "mockserver: %s ran: every note deleted (readonly-hint-untrue)\n", purgeTool)
+	}
 	var result object
 	switch t.rule {
 	case CallSum:
