@@ -20,6 +20,7 @@ import (
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
 )
 
@@ -239,6 +240,10 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 		// loaded machine that timer fires late, and whether the request is
 		// seen must not change the golden verdicts.
 		RequestWindow: 5 * time.Second,
+		// Our own test servers are trusted: their tools annotated
+		// readOnlyHint: true are called, so that the tool checks judge
+		// real SDKs' results.
+		CallTools: checks.ToolPolicy{Mode: checks.CallReadOnly},
 	}
 	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {

@@ -358,7 +358,7 @@ func checkToolResultShape(j *J) Finding {
 			}
 		}
 	})
-	return t.finding(fmt.Sprintf("%d tools/call result(s), each with a content array of known block types", t.n), noToolCall(j))
+	return t.finding(fmt.Sprintf("%d tools/call result(s), each with a content array of known block types", t.n), noToolResult(j, "no tools/call answered with a result"))
 }
 
 func checkToolTextBlocks(j *J) Finding {
@@ -372,7 +372,7 @@ func checkToolTextBlocks(j *J) Finding {
 			t.violate(w, "tool %q: content[%d] is a text block whose text is %s, want a string", clipString(c.Name, 60), k, describeType(b["text"]))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d text block(s), each with a string text", t.n), "no tools/call result held a text block")
+	return t.finding(fmt.Sprintf("%d text block(s), each with a string text", t.n), noToolResult(j, "no tools/call result held a text block"))
 }
 
 func checkToolBinaryBlocks(j *J) Finding {
@@ -389,7 +389,7 @@ func checkToolBinaryBlocks(j *J) Finding {
 			t.violate(w, "%s: mimeType is %s, want a string", at, describeType(b["mimeType"]))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d image or audio block(s), each with base64 data and a mimeType", t.n), "no tools/call result held an image or audio block")
+	return t.finding(fmt.Sprintf("%d image or audio block(s), each with base64 data and a mimeType", t.n), noToolResult(j, "no tools/call result held an image or audio block"))
 }
 
 // eachStructured calls f with every tools/call result that holds
@@ -410,7 +410,7 @@ func checkStructuredType(j *J) Finding {
 			t.violate(w, "tool %q: structuredContent is %s, want an object", clipString(c.Name, 60), describeType(sc))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d structuredContent value(s), each an object", t.n), "no tools/call result held structuredContent")
+	return t.finding(fmt.Sprintf("%d structuredContent value(s), each an object", t.n), noToolResult(j, "no tools/call result held structuredContent"))
 }
 
 func checkStructuredValid(j *J) Finding {
@@ -441,7 +441,7 @@ func checkStructuredValid(j *J) Finding {
 			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(schemaProblem(err), 240))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), "no tool with an outputSchema was called, or none answered with a result")
+	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), noToolResult(j, "no tool with an outputSchema was called, or none answered with a result"))
 }
 
 func checkStructuredText(j *J) Finding {
@@ -459,7 +459,7 @@ func checkStructuredText(j *J) Finding {
 		}
 		t.violate(w, "tool %q returns structuredContent, and no text block holds the same JSON", clipString(c.Name, 60))
 	})
-	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), "no tools/call result held structuredContent")
+	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), noToolResult(j, "no tools/call result held structuredContent"))
 }
 
 func checkInvalidArguments(j *J) Finding {
@@ -489,7 +489,7 @@ func checkInvalidArguments(j *J) Finding {
 			t.dispute(w, "%s: the tool ran and succeeded; arguments that break its inputSchema should be refused (%s)", what, map[bool]string{true: "a JSON-RPC error", false: "a result with isError true"}[protocolError])
 		}
 	}
-	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), "no tool the suite called has an inputSchema it could break")
+	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), noToolResult(j, "no tool the suite called has an inputSchema it could break"))
 }
 
 func argumentsOf(x *evidence.Exchange) json.RawMessage {
@@ -499,13 +499,20 @@ func argumentsOf(x *evidence.Exchange) json.RawMessage {
 	return wire.Object(x.Request.Params)["arguments"]
 }
 
-// noToolCall says why a check of tool results judged nothing: which
-// policy kept the listed tools from being called.
-func noToolCall(j *J) string {
-	if len(j.Session.Tools().Items) == 0 {
+// noToolResult says why a check of tool results judged nothing: when the
+// suite called no listed tool, what kept it from calling them (the
+// --call-tools policy, or no tools listed); otherwise why.
+func noToolResult(j *J, why string) string {
+	switch {
+	case len(j.Session.ToolCalls()) > 0:
+		return why
+	case len(j.Session.Tools().Items) == 0:
 		return "the server lists no tools"
 	}
-	p, _ := ParseToolPolicy(j.Run.CallTools)
+	p := RecordedToolPolicy(j.Run.CallTools)
+	if p.String() == CallNone {
+		return NoToolCalled
+	}
 	return fmt.Sprintf("no listed tool was called (--call-tools %s)", p)
 }
 
@@ -592,7 +599,7 @@ func checkToolTitles(j *J) Finding {
 // whether the run called it and, when it did not, why (the policy, or a
 // schema the suite could not fill in safely).
 func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
-	p, _ := ParseToolPolicy(run.CallTools)
+	p := RecordedToolPolicy(run.CallTools)
 	var out []reports.ToolCall
 	for _, v := range run.Versions {
 		s := run.Session(v)

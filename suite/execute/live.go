@@ -169,8 +169,12 @@ func (l *live) discover(ctx context.Context) {
 	l.resources = l.list(ctx, evidence.ListTag("resources/list"), "resources/list")
 	l.list(ctx, evidence.ListTag("resources/templates/list"), "resources/templates/list")
 	caps := l.s.Caps()
+	var tools []json.RawMessage
 	if caps.Has("tools") {
-		l.list(ctx, evidence.ListTag("tools/list"), "tools/list")
+		tools = l.list(ctx, evidence.ListTag("tools/list"), "tools/list")
+	}
+	if l.x.unlisted(l.s, caps.Has("tools"), tools) {
+		return
 	}
 	var prompts []json.RawMessage
 	if caps.Has("prompts") {
