@@ -222,7 +222,7 @@ func checkToolNames(j *J) Finding {
 var ToolCallChecks = []string{
 	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
 	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
-	"tools-call-invalid-arguments",
+	"tools-call-invalid-arguments", "tools-call-validates-input",
 }
 
 // toolCallChecks judge the results of the tools the suite called (only
@@ -270,9 +270,15 @@ func toolCallChecks() []*Check {
 		},
 		{
 			ID: "tools-call-invalid-arguments", Requirement: "TOOLS-22", Area: "tools",
-			Description: "a tools/call whose arguments break the tool's inputSchema is refused: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
+			Description: "a tools/call whose arguments break the tool's inputSchema, when refused, is refused as the version says: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
 			Requires:    []string{"tools"},
 			Judge:       checkInvalidArguments,
+		},
+		{
+			ID: "tools-call-validates-input", Requirement: "TOOLS-29", Area: "tools",
+			Description: "a tools/call whose arguments break the tool's own inputSchema does not run the tool to a result without isError (Validate all tool inputs); only with --call-tools selecting the tool",
+			Requires:    []string{"tools"},
+			Judge:       checkValidatesInput,
 		},
 		{
 			ID: "tools-output-schema", Requirement: "TOOLS-08", Area: "tools",
@@ -462,16 +468,74 @@ func checkStructuredText(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), noToolResult(j, "no tools/call result held structuredContent"))
 }
 
-func checkInvalidArguments(j *J) Finding {
-	t := &tally{}
-	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
+// eachInvalidCall calls f with every call the suite made with arguments
+// it broke against the tool's inputSchema that was sent and not stopped
+// by the run, with where it was and what it sent.
+func eachInvalidCall(j *J, f func(c *evidence.ToolCall, w *Where, what string)) {
 	for _, c := range j.Session.ToolCalls() {
 		x := c.X
 		if !c.Invalid || x.Stopped() || x.NotSent() {
 			continue
 		}
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
-		what := fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120))
+		f(c, w, fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120)))
+	}
+}
+
+// refused reports whether the answer to a tools/call refuses it: a
+// JSON-RPC error, a result with isError true, or (2026-07-28) a result
+// that is not a finished one (resultType other than "complete": the
+// server asks for input first).
+func refused(x *evidence.Exchange) bool {
+	if x.Response.Has("error") {
+		return true
+	}
+	res := wire.Object(x.Response.Result)
+	if string(res["isError"]) == "true" {
+		return true
+	}
+	rt, ok := wire.String(res["resultType"])
+	return ok && rt != "complete"
+}
+
+// checkInvalidArguments judges how a call with arguments breaking the
+// tool's inputSchema was refused; whether it was refused at all is
+// tools-call-validates-input's (TOOLS-29).
+func checkInvalidArguments(j *J) Finding {
+	t := &tally{}
+	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
+	ran := 0
+	eachInvalidCall(j, func(c *evidence.ToolCall, w *Where, what string) {
+		x := c.X
+		switch {
+		case x.Response == nil:
+			// Silence or an exit: nothing refused, nothing to judge here.
+		case !refused(x):
+			ran++
+		case x.Response.Has("error"):
+			t.judged() // a protocol error refuses the call in every version
+		case string(wire.Object(x.Response.Result)["isError"]) == "true":
+			t.judged()
+			if protocolError {
+				t.record(w, "%s: a tool result with isError true; %s calls invalid arguments a protocol error", what, j.Version)
+			}
+		}
+	})
+	nothing := noToolResult(j, "no tool the suite called has an inputSchema it could break")
+	if ran > 0 {
+		nothing = fmt.Sprintf("no call with broken arguments was refused (%d ran): tools-call-validates-input (TOOLS-29) judges that", ran)
+	}
+	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused in the form %s uses", t.n, j.Version), nothing)
+}
+
+// checkValidatesInput judges whether the server refused the call the
+// suite made with arguments it broke against the tool's own inputSchema:
+// "Servers MUST: Validate all tool inputs". A finished result without
+// isError means the tool ran on input it should have refused.
+func checkValidatesInput(j *J) Finding {
+	t := &tally{}
+	eachInvalidCall(j, func(c *evidence.ToolCall, w *Where, what string) {
+		x := c.X
 		t.judged()
 		switch {
 		case x.Response == nil:
@@ -479,16 +543,15 @@ func checkInvalidArguments(j *J) Finding {
 				t.undecide(w, "%s: %s", what, why)
 			}
 			// An exit is judged by the checks of the process's end.
-		case x.Response.Has("error"):
-			// A protocol error refuses the call in every version.
-		case string(wire.Object(x.Response.Result)["isError"]) == "true":
-			if protocolError {
-				t.record(w, "%s: a tool result with isError true; %s calls invalid arguments a protocol error", what, j.Version)
-			}
+		case x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true":
+			// Refused.
+		case refused(x):
+			rt, _ := wire.String(wire.Object(x.Response.Result)["resultType"])
+			t.record(w, "%s: the server asked for input first (resultType %q): whether it validates the arguments is not seen", what, clipString(rt, 40))
 		default:
-			t.dispute(w, "%s: the tool ran and succeeded; arguments that break its inputSchema should be refused (%s)", what, map[bool]string{true: "a JSON-RPC error", false: "a result with isError true"}[protocolError])
+			t.violate(w, "%s: the tool ran and succeeded (a result without isError) on arguments that break its inputSchema", what)
 		}
-	}
+	})
 	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), noToolResult(j, "no tool the suite called has an inputSchema it could break"))
 }
 
