@@ -217,12 +217,14 @@ func checkToolNames(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d tool name(s) of the recommended syntax", t.n), "the server lists no tools")
 }
 
-// ToolCallChecks are the checks that judge tools/call of listed tools:
-// the executor calls tools only when one of them is selected.
+// ToolCallChecks are the checks that judge tools/call of listed tools,
+// and the progress a call's token asks for: the executor calls tools only
+// when one of them is selected.
 var ToolCallChecks = []string{
 	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
 	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
 	"tools-call-invalid-arguments", "tools-call-validates-input",
+	"progress-token-active", "progress-increases", "progress-params",
 }
 
 // toolCallChecks judge the results of the tools the suite called (only

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -193,6 +194,14 @@ type executor struct {
 	slowest time.Duration
 	// stop ends the run early.
 	stop context.CancelFunc
+	// tokens counts the progress tokens handed out.
+	tokens atomic.Int64
+}
+
+// progressToken returns a progress token no other request of the run
+// carries ("MUST be unique across all active requests").
+func (x *executor) progressToken() string {
+	return fmt.Sprintf("mcpconform-progress-%s-%d", x.run.Nonce, x.tokens.Add(1))
 }
 
 // unlisted stops the run when the --call-tools policy names a tool that
