@@ -71,7 +71,6 @@ func progressTokens(p *evidence.Process) map[string][]tokenRequest {
 type progressNote struct {
 	p      *evidence.Process
 	seq    int
-	raw    json.RawMessage // params as sent
 	params map[string]json.RawMessage
 	token  json.RawMessage
 	// active is the request it reports on (nil when none was in
@@ -81,10 +80,12 @@ type progressNote struct {
 }
 
 // eachProgress calls f with every notifications/progress the judged
-// processes sent in well-formed traffic, matched to the request whose
-// token it names.
-func eachProgress(j *J, f func(n progressNote)) {
+// processes sent in well-formed traffic, with params that are an object,
+// matched to the request whose token it names.
+// It returns why a check that judged nothing judged nothing.
+func eachProgress(j *J, f func(n progressNote)) (nothing string) {
 	tokens := map[*evidence.Process]map[string][]tokenRequest{}
+	left := 0
 	eachMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
 		if m.Kind() != wire.KindNotification || m.Method != "notifications/progress" {
 			return
@@ -93,7 +94,11 @@ func eachProgress(j *J, f func(n progressNote)) {
 			tokens[p] = progressTokens(p)
 		}
 		params := wire.Object(m.Params)
-		n := progressNote{p: p, seq: e.Seq, raw: m.Params, params: params, token: params["progressToken"]}
+		if params == nil {
+			left++ // params that are no object: jsonrpc-params-object judges them
+			return
+		}
+		n := progressNote{p: p, seq: e.Seq, params: params, token: params["progressToken"]}
 		var sent []tokenRequest
 		if _, ok := params["progressToken"]; ok {
 			sent = tokens[p][wire.IDKey(n.token)]
@@ -115,24 +120,28 @@ func eachProgress(j *J, f func(n progressNote)) {
 		}
 		f(n)
 	})
+	if left > 0 {
+		return fmt.Sprintf("%d notifications/progress with params that are no object, which jsonrpc-params-object judges", left)
+	}
+	return noProgress
 }
 
 func checkProgressTokens(j *J) Finding {
 	t := &tally{}
-	eachProgress(j, func(n progressNote) {
+	nothing := eachProgress(j, func(n progressNote) {
 		t.judged()
 		if n.active == nil {
 			t.violate(At(n.p, n.seq), "a notifications/progress came for no request in progress: %s", n.why)
 		}
 	})
-	return t.finding(fmt.Sprintf("%d notifications/progress, each for a request still in progress", t.n), noProgress)
+	return t.finding(fmt.Sprintf("%d notifications/progress, each for a request still in progress", t.n), nothing)
 }
 
 func checkProgressIncreases(j *J) Finding {
 	t := &tally{}
 	last := map[*tokenRequest]float64{}
 	seen := map[*tokenRequest]bool{}
-	eachProgress(j, func(n progressNote) {
+	nothing := eachProgress(j, func(n progressNote) {
 		v, ok := wire.Number(n.params["progress"])
 		if n.active == nil || !ok {
 			return // judged by progress-token-active and progress-params
@@ -145,7 +154,6 @@ func checkProgressIncreases(j *J) Finding {
 		}
 		seen[n.active], last[n.active] = true, v
 	})
-	nothing := noProgress
 	if len(seen) > 0 {
 		nothing = "no request got more than one notifications/progress: nothing to compare"
 	}
@@ -155,13 +163,9 @@ func checkProgressIncreases(j *J) Finding {
 func checkProgressParams(j *J) Finding {
 	t := &tally{}
 	message := wire.AtLeast(j.Version, wire.V20250326)
-	eachProgress(j, func(n progressNote) {
+	nothing := eachProgress(j, func(n progressNote) {
 		t.judged()
 		w := At(n.p, n.seq)
-		if n.params == nil {
-			t.violate(w, "a notifications/progress has params that are %s, want an object", describeType(n.raw))
-			return
-		}
 		switch typ := wire.Type(n.token); {
 		case typ == "":
 			t.violate(w, "a notifications/progress has no progressToken")
@@ -187,5 +191,5 @@ func checkProgressParams(j *J) Finding {
 			}
 		}
 	})
-	return t.finding(fmt.Sprintf("%d notifications/progress of the version's shape", t.n), noProgress)
+	return t.finding(fmt.Sprintf("%d notifications/progress of the version's shape", t.n), nothing)
 }
