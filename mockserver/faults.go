@@ -185,9 +185,13 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "structured-not-object", Layer: "tools", Requirement: "TOOLS-24", Also: []string{"TOOLS-25"}, Version: "2025-06-18", Description: "the add tool's structuredContent is an array, [sum], and so breaks its outputSchema too (TOOLS-25)"}},
 	{Fault: Fault{Name: "structured-invalid", Layer: "tools", Requirement: "TOOLS-25", Version: "2025-06-18", Description: `the add tool's structuredContent is {"sum": "3"}: a string where its outputSchema wants a number`}},
 	{Fault: Fault{Name: "structured-no-text", Layer: "tools", Requirement: "TOOLS-26", Version: "2025-06-18", Description: "the add tool's result has structuredContent, and its text block says the sum in words instead of holding the same JSON"}},
-	{Fault: Fault{Name: "tool-ignores-invalid-arguments", Layer: "tools", Requirement: "TOOLS-22", Disputed: true, Description: "tools/call runs the tool even when the arguments break its inputSchema"}},
+	{Fault: Fault{Name: "tool-ignores-invalid-arguments", Layer: "tools", Requirement: "TOOLS-29", Description: "tools/call runs the tool even when the arguments break its inputSchema (it validates no tool input)"}},
 	{Fault: Fault{Name: "tools-invalid-cursor-accepted", Layer: "tools", Requirement: "TOOLS-05", Description: "answers tools/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-tools-list-changed", Layer: "tools", Requirement: "TOOLS-28", Description: "declares no tools.listChanged but sends notifications/tools/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
+	{Fault: Fault{Name: "progress-decreasing", Layer: "tools", Requirement: "META-08", Description: "the notifications/progress of a tool call carrying a progressToken count down (3, 2, 1 of 3) instead of up"}},
+	{Fault: Fault{Name: "progress-after-response", Layer: "tools", Requirement: "META-05", Description: "the last notifications/progress of a tool call carrying a progressToken comes after the call's response, when the request is no longer active"}},
+	{Fault: Fault{Name: "progress-unknown-token", Layer: "tools", Requirement: "META-05", Description: "the notifications/progress of a tool call carrying a progressToken name another token, mock-other-<token>, which the client never sent"}},
+	{Fault: Fault{Name: "progress-not-number", Layer: "tools", Requirement: "META-09", Description: `the notifications/progress of a tool call carrying a progressToken give progress as a string ("1/3") instead of a number`}},
 	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
 
 	// Prompts.
