@@ -166,6 +166,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "completion-total-low", Layer: "completion", Requirement: "COMP-04", Description: "gives completion results a total one less than the number of values returned"}},
 	{Fault: Fault{Name: "completion-unknown-prompt-served", Layer: "completion", Requirement: "COMP-06", Description: "answers completion/complete of a prompt it does not have with an empty list of values instead of -32602"}},
 	{Fault: Fault{Name: "completion-undeclared-wrong-code", Layer: "completion", Requirement: "COMP-02", Description: "declares no completions and answers completion/complete with -32602 instead of -32601"}},
+	{Fault: Fault{Name: "undeclared-completions-served", Layer: "completion", Requirement: "COMP-01", Also: []string{"COMP-02"}, Description: "declares no completions capability but serves completion/complete all the same (so the suite's request for a prompt it does not have gets -32602, not -32601: COMP-02)"}},
 
 	// Tools.
 	{Fault: Fault{Name: "tools-not-array", Layer: "tools", Requirement: "TOOLS-04", Description: "tools in the tools/list result is an object keyed by name"}},
@@ -185,6 +186,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "tool-ignores-invalid-arguments", Layer: "tools", Requirement: "TOOLS-22", Disputed: true, Description: "tools/call runs the tool even when the arguments break its inputSchema"}},
 	{Fault: Fault{Name: "tools-invalid-cursor-accepted", Layer: "tools", Requirement: "TOOLS-05", Description: "answers tools/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-tools-list-changed", Layer: "tools", Requirement: "TOOLS-28", Description: "declares no tools.listChanged but sends notifications/tools/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
+	{Fault: Fault{Name: "undeclared-tools-served", Layer: "tools", Requirement: "TOOLS-01", Description: "declares no tools capability but serves tools/list and tools/call all the same"}},
 	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
 
 	// Prompts.
@@ -198,6 +200,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "prompt-image-bad-data", Layer: "prompts", Requirement: "PROMPTS-13", Description: `prompts/get adds a user message holding an image block whose data is "not base64!" and whose mimeType is "png"`}},
 	{Fault: Fault{Name: "prompts-invalid-cursor-accepted", Layer: "prompts", Requirement: "PROMPTS-05", Description: "answers prompts/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-prompts-list-changed", Layer: "prompts", Requirement: "PROMPTS-17", Description: "declares no prompts.listChanged but sends notifications/prompts/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
+	{Fault: Fault{Name: "undeclared-prompts-served", Layer: "prompts", Requirement: "PROMPTS-01", Description: "declares no prompts capability but serves prompts/list and prompts/get all the same"}},
 	{Fault: Fault{Name: "unknown-prompt-result", Layer: "prompts", Requirement: "PROMPTS-14", Description: `prompts/get of a prompt it does not have answers {"messages": []} instead of -32602`}},
 	{Fault: Fault{Name: "prompt-missing-argument-accepted", Layer: "prompts", Requirement: "PROMPTS-15", Description: "prompts/get without an argument the prompt marks required is served anyway, its placeholders left empty, instead of -32602"}},
 

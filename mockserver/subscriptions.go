@@ -155,11 +155,10 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 	}
 	// The tool and prompt lists never change, but a server that declares
 	// their listChanged agrees to say so if they did.
-	caps := s.cat.fx.Capabilities
-	if f.ToolsListChanged != nil && *f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged {
+	if tools := s.declaredList("tools"); f.ToolsListChanged != nil && *f.ToolsListChanged && tools != nil && tools.ListChanged {
 		agreed["toolsListChanged"] = true
 	}
-	if f.PromptsListChanged != nil && *f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged {
+	if prompts := s.declaredList("prompts"); f.PromptsListChanged != nil && *f.PromptsListChanged && prompts != nil && prompts.ListChanged {
 		agreed["promptsListChanged"] = true
 	}
 	if s.faults.has("ack-grants-more") {
