@@ -211,6 +211,8 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "contents-missing-uri", Layer: "read", Requirement: "RES-READ-02", Description: "contents items have no uri"}},
 	{Fault: Fault{Name: "contents-bad-uri", Layer: "read", Requirement: "RES-LIST-05", Description: `contents items carry the uri "not a valid uri"`}},
 	{Fault: Fault{Name: "contents-annotations", Layer: "read", Requirement: "RES-ANN-04", Disputed: true, Description: "contents items carry annotations (audience and priority)"}},
+	{Fault: Fault{Name: "read-uri-renamed", Layer: "read", Requirement: "RES-READ-17", Disputed: true, Description: "a read of the second listed resource answers with one contents item that carries the first listed resource's uri"}},
+	{Fault: Fault{Name: "listed-read-empty", Layer: "read", Requirement: "RES-READ-06", Disputed: true, Description: "a read of the first listed resource answers contents: []"}},
 	{Fault: Fault{Name: "listed-resource-unreadable", Layer: "read", Requirement: "RES-READ-01", Also: []string{"RES-READ-02"}, Harness: true, Description: "a read of the last listed resource fails with -32603 (legal: the spec's own code for a failed read; recorded)"}},
 	{Fault: Fault{Name: "contents-not-array", Layer: "read", Requirement: "RES-READ-02", Also: []string{"ERR-04", "RES-READ-01", "RES-TPL-04"}, Description: "contents is a single object instead of an array"}},
 	{Fault: Fault{Name: "empty-text-omitted", Layer: "read", Requirement: "RES-READ-02", Description: "a resource with empty text is returned without a text member"}},
