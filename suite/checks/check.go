@@ -37,6 +37,10 @@ type Check struct {
 	// Versions narrows the versions the check judges (nil: every version
 	// whose catalogue has the requirement).
 	Versions []string
+	// Needs says what the server must do on its own initiative for the
+	// check to judge anything, when no traffic of the suite can make an
+	// arbitrary server do it (mcpconform list shows it).
+	Needs string
 	// Judge decides.
 	Judge func(j *J) Finding
 }
