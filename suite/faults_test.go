@@ -385,21 +385,9 @@ func TestRarelyTriggeredChecksPass(t *testing.T) {
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 4 * time.Second
 			cfg.CallTools = checks.ToolPolicy{Mode: "all"}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			run, err := execute.Execute(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.Fatal != nil {
-				t.Fatalf("the reference server did not start: %s", run.Fatal.Message)
-			}
-			files, err := suite.VectorFiles(run)
-			if err != nil {
-				t.Fatal(err)
-			}
+			run, results := executeAndJudge(t, cfg)
 			got := map[string]reports.Result{}
-			for _, r := range suite.Judge(run, files) {
+			for _, r := range results {
 				got[r.ID+"@"+r.ProtocolVersion] = r
 			}
 			for _, id := range ids {
