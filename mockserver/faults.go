@@ -270,7 +270,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "legacy-initialize-unexplained", Layer: "modern", Requirement: "LIFE-27", Version: "2026-07-28", Description: "after 2026-07-28 traffic, refuses a legacy initialize with -32600 and no word of the versions it supports, instead of serving it"}},
 
 	// subscriptions/listen streams (2026-07-28).
-	{Fault: Fault{Name: "no-ack", Layer: "listen", Requirement: "RES-SUB-07", Silent: true, Version: "2026-07-28", Description: "never sends notifications/subscriptions/acknowledged, and nothing else on its streams: silence while a stream is open, which the harness cannot tell from an acknowledgement still to come"}},
+	{Fault: Fault{Name: "no-ack", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "never sends notifications/subscriptions/acknowledged: a stream the client cancels shows only silence, which the harness cannot tell from an acknowledgement still to come, but one still open at stdin EOF ends with its listen result and no acknowledgement before it"}},
 	{Fault: Fault{Name: "ack-grants-more", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "the acknowledgement grants the resource notification types the listen request did not ask for"}},
 	{Fault: Fault{Name: "ack-after-update", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "sends notifications/resources/updated for a subscribed URI before the acknowledgement"}},
 	{Fault: Fault{Name: "subscription-id-as-string", Layer: "listen", Requirement: "RES-SUB-09", Version: "2026-07-28", Description: "stream messages carry an integer listen id as a string subscriptionId"}},

@@ -193,15 +193,19 @@ func (s *server) capabilities() object {
 
 // declaredList returns the tools or prompts capability (kind) the server
 // declares, or nil: the fixture has none, or a fault hides the one it has
-// while still serving its methods.
+// while still serving its methods (or hides its listChanged).
 func (s *server) declaredList(kind string) *ListCapability {
 	if s.faults.has("undeclared-" + kind + "-served") {
 		return nil
 	}
+	lc := s.cat.fx.Capabilities.Prompts
 	if kind == "tools" {
-		return s.cat.fx.Capabilities.Tools
+		lc = s.cat.fx.Capabilities.Tools
 	}
-	return s.cat.fx.Capabilities.Prompts
+	if lc != nil && s.faults.has("undeclared-"+kind+"-list-changed") {
+		return &ListCapability{} // it sends list_changed without declaring it
+	}
+	return lc
 }
 
 // serverInfo is the Implementation object, cut to the version served.

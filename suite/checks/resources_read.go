@@ -297,8 +297,8 @@ func checkContentsURIMatches(j *J) Finding {
 			continue
 		}
 		u, ok := wire.String(items[0]["uri"])
-		if !ok {
-			continue // resources-read-listed judges a missing uri
+		if pu, err := url.Parse(u); !ok || err != nil || pu.Scheme == "" {
+			continue // not a URI: resources-read-listed and contents-uri-syntax judge it
 		}
 		t.judged()
 		w := At(rd.X.Process, rd.X.RecvSeq)
