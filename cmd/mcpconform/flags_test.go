@@ -430,9 +430,9 @@ func TestToolCallPolicy(t *testing.T) {
 		called    []string
 		notCalled []string
 	}{
-		{nil, []string{"add", "echo", "logo"}, []string{"delete_note"}},
-		{[]string{"--call-tools", "none"}, nil, []string{"add", "delete_note", "echo", "logo"}},
-		{[]string{"--call-tools", "delete_note"}, []string{"delete_note"}, []string{"add", "echo", "logo"}},
+		{nil, []string{"add", "echo", "logo"}, []string{"delete_note", "enable_extras"}},
+		{[]string{"--call-tools", "none"}, nil, []string{"add", "delete_note", "echo", "logo", "enable_extras"}},
+		{[]string{"--call-tools", "delete_note"}, []string{"delete_note"}, []string{"add", "echo", "logo", "enable_extras"}},
 	} {
 		t.Run(strings.Join(append([]string{"default"}, tc.flag...), " "), func(t *testing.T) {
 			t.Parallel()
@@ -473,8 +473,8 @@ func TestToolCallPolicy(t *testing.T) {
 					t.Errorf("the report says %+v; the mock was sent a call: %v", c, sent[c.Name])
 				}
 			}
-			if len(said) != 4 {
-				t.Errorf("the report names %d tools, want the 4 listed", len(said))
+			if len(said) != 5 {
+				t.Errorf("the report names %d tools, want the 5 listed", len(said))
 			}
 		})
 	}
