@@ -19,13 +19,16 @@ func (s *server) completionsDeclared() bool {
 		return true
 	}
 	return s.cat.fx.Capabilities.Completions != nil && s.atLeast(v20250326) &&
-		!s.faults.has("completion-undeclared-wrong-code")
+		!s.faults.has("completion-undeclared-wrong-code") && !s.faults.has("undeclared-completions-served")
 }
 
 // completionServed reports whether completion/complete is on offer.
 func (s *server) completionServed() bool {
-	if s.faults.has("completion-undeclared-wrong-code") {
+	switch {
+	case s.faults.has("completion-undeclared-wrong-code"):
 		return true // only to refuse it with the wrong code
+	case s.faults.has("undeclared-completions-served"):
+		return s.cat.fx.Capabilities.Completions != nil
 	}
 	return s.completionsDeclared() || s.cat.fx.Capabilities.Completions != nil && !s.atLeast(v20250326)
 }

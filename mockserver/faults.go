@@ -169,6 +169,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "completion-total-low", Layer: "completion", Requirement: "COMP-04", Description: "gives completion results a total one less than the number of values returned"}},
 	{Fault: Fault{Name: "completion-unknown-prompt-served", Layer: "completion", Requirement: "COMP-06", Description: "answers completion/complete of a prompt it does not have with an empty list of values instead of -32602"}},
 	{Fault: Fault{Name: "completion-undeclared-wrong-code", Layer: "completion", Requirement: "COMP-02", Description: "declares no completions and answers completion/complete with -32602 instead of -32601"}},
+	{Fault: Fault{Name: "undeclared-completions-served", Layer: "completion", Requirement: "COMP-01", Also: []string{"COMP-02"}, Description: "declares no completions capability but serves completion/complete all the same (so the suite's request for a prompt it does not have gets -32602, not -32601: COMP-02)"}},
 
 	// Tools.
 	{Fault: Fault{Name: "tools-not-array", Layer: "tools", Requirement: "TOOLS-04", Description: "tools in the tools/list result is an object keyed by name"}},
@@ -192,6 +193,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "progress-after-response", Layer: "tools", Requirement: "META-05", Description: "the last notifications/progress of a tool call carrying a progressToken comes after the call's response, when the request is no longer active"}},
 	{Fault: Fault{Name: "progress-unknown-token", Layer: "tools", Requirement: "META-05", Description: "the notifications/progress of a tool call carrying a progressToken name another token, mock-other-<token>, which the client never sent"}},
 	{Fault: Fault{Name: "progress-not-number", Layer: "tools", Requirement: "META-09", Description: `the notifications/progress of a tool call carrying a progressToken give progress as a string ("1/3") instead of a number`}},
+	{Fault: Fault{Name: "undeclared-tools-served", Layer: "tools", Requirement: "TOOLS-01", Description: "declares no tools capability but serves tools/list and tools/call all the same"}},
 	{Fault: Fault{Name: "unknown-tool-result", Layer: "tools", Requirement: "TOOLS-21", Description: `tools/call of a tool it does not have answers the result {"content": [{"type": "text", "text": "unknown tool"}], "isError": true} instead of an error`}},
 
 	// Prompts.
@@ -205,6 +207,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "prompt-image-bad-data", Layer: "prompts", Requirement: "PROMPTS-13", Description: `prompts/get adds a user message holding an image block whose data is "not base64!" and whose mimeType is "png"`}},
 	{Fault: Fault{Name: "prompts-invalid-cursor-accepted", Layer: "prompts", Requirement: "PROMPTS-05", Description: "answers prompts/list with an invalid cursor with the first page instead of -32602"}},
 	{Fault: Fault{Name: "undeclared-prompts-list-changed", Layer: "prompts", Requirement: "PROMPTS-17", Description: "declares no prompts.listChanged but sends notifications/prompts/list_changed after notifications/initialized (2026-07-28: after the first server/discover, outside any stream)"}},
+	{Fault: Fault{Name: "undeclared-prompts-served", Layer: "prompts", Requirement: "PROMPTS-01", Description: "declares no prompts capability but serves prompts/list and prompts/get all the same"}},
 	{Fault: Fault{Name: "unknown-prompt-result", Layer: "prompts", Requirement: "PROMPTS-14", Description: `prompts/get of a prompt it does not have answers {"messages": []} instead of -32602`}},
 	{Fault: Fault{Name: "prompt-missing-argument-accepted", Layer: "prompts", Requirement: "PROMPTS-15", Description: "prompts/get without an argument the prompt marks required is served anyway, its placeholders left empty, instead of -32602"}},
 
@@ -215,6 +218,8 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "contents-missing-uri", Layer: "read", Requirement: "RES-READ-02", Description: "contents items have no uri"}},
 	{Fault: Fault{Name: "contents-bad-uri", Layer: "read", Requirement: "RES-LIST-05", Description: `contents items carry the uri "not a valid uri"`}},
 	{Fault: Fault{Name: "contents-annotations", Layer: "read", Requirement: "RES-ANN-04", Disputed: true, Description: "contents items carry annotations (audience and priority)"}},
+	{Fault: Fault{Name: "read-uri-renamed", Layer: "read", Requirement: "RES-READ-17", Disputed: true, Description: "a read of the second listed resource answers with one contents item that carries the first listed resource's uri"}},
+	{Fault: Fault{Name: "listed-read-empty", Layer: "read", Requirement: "RES-READ-06", Disputed: true, Description: "a read of the first listed resource answers contents: []"}},
 	{Fault: Fault{Name: "listed-resource-unreadable", Layer: "read", Requirement: "RES-READ-01", Also: []string{"RES-READ-02"}, Harness: true, Description: "a read of the last listed resource fails with -32603 (legal: the spec's own code for a failed read; recorded)"}},
 	{Fault: Fault{Name: "contents-not-array", Layer: "read", Requirement: "RES-READ-02", Also: []string{"ERR-04", "RES-READ-01", "RES-TPL-04"}, Description: "contents is a single object instead of an array"}},
 	{Fault: Fault{Name: "empty-text-omitted", Layer: "read", Requirement: "RES-READ-02", Description: "a resource with empty text is returned without a text member"}},
@@ -272,7 +277,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "legacy-initialize-unexplained", Layer: "modern", Requirement: "LIFE-27", Version: "2026-07-28", Description: "after 2026-07-28 traffic, refuses a legacy initialize with -32600 and no word of the versions it supports, instead of serving it"}},
 
 	// subscriptions/listen streams (2026-07-28).
-	{Fault: Fault{Name: "no-ack", Layer: "listen", Requirement: "RES-SUB-07", Silent: true, Version: "2026-07-28", Description: "never sends notifications/subscriptions/acknowledged, and nothing else on its streams: silence while a stream is open, which the harness cannot tell from an acknowledgement still to come"}},
+	{Fault: Fault{Name: "no-ack", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "never sends notifications/subscriptions/acknowledged: a stream the client cancels shows only silence, which the harness cannot tell from an acknowledgement still to come, but one still open at stdin EOF ends with its listen result and no acknowledgement before it"}},
 	{Fault: Fault{Name: "ack-grants-more", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "the acknowledgement grants the resource notification types the listen request did not ask for"}},
 	{Fault: Fault{Name: "ack-after-update", Layer: "listen", Requirement: "RES-SUB-07", Version: "2026-07-28", Description: "sends notifications/resources/updated for a subscribed URI before the acknowledgement"}},
 	{Fault: Fault{Name: "subscription-id-as-string", Layer: "listen", Requirement: "RES-SUB-09", Version: "2026-07-28", Description: "stream messages carry an integer listen id as a string subscriptionId"}},

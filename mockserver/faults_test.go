@@ -397,7 +397,7 @@ var faultEffects = map[string]func(out string) bool{
 	"instructions-not-string":   func(o string) bool { return strings.Contains(o, `"instructions":42`) },
 	"capabilities-bad-types":    func(o string) bool { return strings.Contains(o, `"subscribe":"yes"`) },
 	"undeclared-resources": func(o string) bool {
-		return strings.Contains(o, `"capabilities":{"completions":{},"logging":{},"prompts":{},"tools":{}}`)
+		return strings.Contains(o, `"capabilities":{"completions":{},"logging":{},"prompts":{"listChanged":true},"tools":{"listChanged":true}}`)
 	},
 	"reject-unknown-capability": func(o string) bool { return strings.Contains(o, "Unknown client capability") },
 	"early-server-request":      func(o string) bool { return strings.Contains(o, `"method":"roots/list"`) },

@@ -95,8 +95,9 @@ type ResourcesCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
-// ListCapability is capabilities.tools or capabilities.prompts. The mock
-// never changes those lists, so listChanged only says that it may.
+// ListCapability is capabilities.tools or capabilities.prompts. The lists
+// change only when a tool with the reveal rule is called; listChanged says
+// whether the change is announced.
 type ListCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
@@ -183,6 +184,9 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Call         *ToolCall       `json:"call,omitempty"` // nil: {"rule": "echo"}
+	// Hidden keeps the tool out of the list, and uncallable, until a tool
+	// with the reveal rule is called.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // The call rules of a tool.
@@ -191,6 +195,11 @@ const (
 	CallSum   = "sum"   // structuredContent {"sum": the sum of the number arguments}, and its JSON as text
 	CallError = "error" // a tool execution error (isError true) whose text is Format filled in
 	CallImage = "image" // one image block: a 1x1 PNG, base64
+	// CallReveal adds the hidden tools and prompts to their lists, once,
+	// and announces each change where listChanged is declared (in
+	// 2026-07-28 only while a listen stream asked for it: a list may not
+	// change as a side effect of a request otherwise).
+	CallReveal = "reveal"
 )
 
 // ToolCall says how calls of a tool that pass its inputSchema are
@@ -213,6 +222,9 @@ type Prompt struct {
 	Description string           `json:"description,omitempty"`
 	Arguments   []PromptArgument `json:"arguments,omitempty"`
 	Messages    []PromptMessage  `json:"messages"`
+	// Hidden keeps the prompt out of the list, and unknown to prompts/get,
+	// until a tool with the reveal rule is called.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // PromptArgument is an argument a prompt takes.
@@ -224,10 +236,21 @@ type PromptArgument struct {
 	Completions []string `json:"completions,omitempty"`
 }
 
-// PromptMessage is one message of a prompt: a text content block.
+// PromptMessage is one message of a prompt: a text content block, or an
+// image or an audio one (then Text is empty). An audio message is left out
+// of 2024-11-05 sessions, which have no audio content.
 type PromptMessage struct {
-	Role string `json:"role"`
-	Text string `json:"text"`
+	Role  string       `json:"role"`
+	Text  string       `json:"text,omitempty"`
+	Image *BinaryBlock `json:"image,omitempty"`
+	Audio *BinaryBlock `json:"audio,omitempty"`
+}
+
+// BinaryBlock is the data of an image or audio content block: standard,
+// padded base64 and its MIME type.
+type BinaryBlock struct {
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
 }
 
 // SubscriptionTrigger sends notifications/resources/updated for Updates to

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime"
 	"regexp"
 	"slices"
 	"sort"
@@ -622,12 +623,15 @@ func checkTool(p *problems, path string, t Tool) *toolEntry {
 				p.add(path+".call.format", "{{%s}} names no property of the inputSchema", name)
 			}
 		}
-	case CallSum, CallImage:
+	case CallSum, CallImage, CallReveal:
 		if te.format != "" {
 			p.add(path+".call.format", "format belongs to the echo and error rules only")
 		}
 	default:
-		p.add(path+".call.rule", "unknown rule %q; use echo, sum, error or image", te.rule)
+		p.add(path+".call.rule", "unknown rule %q; use echo, sum, error, image or reveal", te.rule)
+	}
+	if t.Hidden && te.rule == CallReveal {
+		p.add(path+".hidden", "a tool with the reveal rule must be listed from the start, or nothing could reveal it")
 	}
 	return te
 }
@@ -710,5 +714,37 @@ func checkPrompt(p *problems, path string, pr *Prompt) {
 				p.add(mp+".text", "{{%s}} names no argument of the prompt", name)
 			}
 		}
+		for _, blk := range []struct {
+			what string
+			b    *BinaryBlock
+		}{{"image", m.Image}, {"audio", m.Audio}} {
+			switch {
+			case blk.b == nil:
+			case m.Text != "":
+				p.add(mp, "a message holds one content block: text or %s, not both", blk.what)
+			case blk.b.Data == "":
+				p.add(mp+"."+blk.what+".data", "data must not be empty")
+			case validBase64(blk.b.Data) != "":
+				p.add(mp+"."+blk.what+".data", "%s", validBase64(blk.b.Data))
+			case !mediaType(blk.b.MimeType, blk.what):
+				p.add(mp+"."+blk.what+".mimeType", "%q is not a MIME type of the form %s/subtype", blk.b.MimeType, blk.what)
+			}
+		}
+		if m.Image != nil && m.Audio != nil {
+			p.add(mp, "a message holds one content block: image or audio, not both")
+		}
 	}
+}
+
+// validBase64 says what is wrong with s as RFC 4648 § 4 base64, or "".
+func validBase64(s string) string {
+	_, why := strictBase64(s)
+	return why
+}
+
+// mediaType reports whether s is a MIME type whose type is kind.
+func mediaType(s, kind string) bool {
+	mt, _, err := mime.ParseMediaType(s)
+	typ, sub, ok := strings.Cut(mt, "/")
+	return err == nil && ok && typ == kind && sub != ""
 }

@@ -161,7 +161,8 @@ func (s *server) capabilities() object {
 	if s.variants.has("extra-members") {
 		caps["mockExtraCapability"] = extraValue()
 	}
-	for name, lc := range map[string]*ListCapability{"tools": fc.Tools, "prompts": fc.Prompts} {
+	for _, name := range []string{"tools", "prompts"} {
+		lc := s.declaredList(name)
 		if lc == nil {
 			continue
 		}
@@ -188,6 +189,23 @@ func (s *server) capabilities() object {
 		caps["extensions"] = object{"com.example.mock/feature": object{"version": "1"}}
 	}
 	return caps
+}
+
+// declaredList returns the tools or prompts capability (kind) the server
+// declares, or nil: the fixture has none, or a fault hides the one it has
+// while still serving its methods (or hides its listChanged).
+func (s *server) declaredList(kind string) *ListCapability {
+	if s.faults.has("undeclared-" + kind + "-served") {
+		return nil
+	}
+	lc := s.cat.fx.Capabilities.Prompts
+	if kind == "tools" {
+		lc = s.cat.fx.Capabilities.Tools
+	}
+	if lc != nil && s.faults.has("undeclared-"+kind+"-list-changed") {
+		return &ListCapability{} // it sends list_changed without declaring it
+	}
+	return lc
 }
 
 // serverInfo is the Implementation object, cut to the version served.

@@ -34,7 +34,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 			if got := res["protocolVersion"]; got != tt.want {
 				t.Errorf("protocolVersion = %v, want %v", got, tt.want)
 			}
-			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{}, "logging": map[string]any{}}
+			wantCaps := map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{"listChanged": true}, "prompts": map[string]any{"listChanged": true}, "logging": map[string]any{}}
 			if tt.want != "2024-11-05" {
 				// The capability exists from 2025-03-26.
 				wantCaps["completions"] = map[string]any{}

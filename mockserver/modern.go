@@ -2,9 +2,12 @@ package mockserver
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -39,6 +42,7 @@ type modernRequest struct {
 	inputResult   object // input-required-read answers this read with it
 	noAnswer      bool   // the request stays open: subscriptions/listen
 	pageNumber    int    // the page of a list being answered (ttl-per-page)
+	trace         object // the trace context the result's _meta carries on
 }
 
 // requestMeta returns the members of params._meta; nil when params or
@@ -153,7 +157,7 @@ func (s *server) dispatchModern(msg *incoming) (result any, rerr *rpcError, answ
 	if !s.proceed(msg.method) {
 		return nil, nil, false
 	}
-	s.req = &modernRequest{id: msg.id}
+	s.req = &modernRequest{id: msg.id, trace: traceContext(msg.params, msg.id)}
 	defer func() { s.req = nil }()
 	result, rerr = h(s, msg.params)
 	if rerr != nil {
@@ -344,10 +348,45 @@ func (s *server) resultMeta(existing any) object {
 	if !s.faults.has("no-server-info-meta") {
 		meta[metaServerInfo] = s.serverInfoAt(modernVersion)
 	}
+	if s.req != nil {
+		maps.Copy(meta, s.req.trace)
+	}
 	if s.faults.has("bad-traceparent") {
 		meta["traceparent"] = "not-a-trace-context"
 	}
 	return meta
+}
+
+// traceparentForm is a W3C trace context traceparent of version 00:
+// version, trace-id, parent-id and flags in lowercase hex.
+var traceparentForm = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
+
+// traceContext is the trace context a result carries on when the request's
+// _meta holds a valid traceparent (the keys 2026-07-28 reserves for
+// OpenTelemetry, whose values "MUST follow W3C Trace Context"): the same
+// trace-id and flags with the mock's own span as parent-id, and the
+// request's tracestate unchanged. Nil otherwise.
+func traceContext(params, id json.RawMessage) object {
+	meta := requestMeta(params)
+	var tp string
+	if json.Unmarshal(meta["traceparent"], &tp) != nil {
+		return nil
+	}
+	m := traceparentForm.FindStringSubmatch(tp)
+	if m == nil || strings.Trim(m[1], "0") == "" || strings.Trim(m[2], "0") == "" {
+		return nil
+	}
+	sum := sha256.Sum256(append([]byte(tp), id...))
+	span := hex.EncodeToString(sum[:8])
+	if strings.Trim(span, "0") == "" {
+		span = "0000000000000001"
+	}
+	out := object{"traceparent": "00-" + m[1] + "-" + span + "-" + m[3]}
+	var state string
+	if json.Unmarshal(meta["tracestate"], &state) == nil {
+		out["tracestate"] = state
+	}
+	return out
 }
 
 // legacyRefused answers initialize on a server of the 2026-07-28 era only:

@@ -70,7 +70,7 @@ func TestDiscover(t *testing.T) {
 	s.modernResult("server/discover", nil, &res)
 	want := map[string]any{
 		"supportedVersions": []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"},
-		"capabilities": map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{},
+		"capabilities": map[string]any{"resources": map[string]any{"subscribe": true, "listChanged": true}, "tools": map[string]any{"listChanged": true}, "prompts": map[string]any{"listChanged": true},
 			"logging": map[string]any{}, "completions": map[string]any{}},
 		"instructions": DefaultFixture().Instructions,
 		"resultType":   "complete",
@@ -318,6 +318,7 @@ func TestListen(t *testing.T) {
 func TestListenAgreesToWhatIsDeclared(t *testing.T) {
 	fx := DefaultFixture()
 	fx.Capabilities.Resources = &ResourcesCapability{}
+	fx.Capabilities.Prompts = &ListCapability{}
 	s := start(t, Options{Fixture: fx})
 	s.send(request(`1`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{
 		"resourceSubscriptions": []string{"test://static/hello.txt"}, "resourcesListChanged": true, "promptsListChanged": true,
@@ -456,5 +457,32 @@ func TestFixtureEras(t *testing.T) {
 	fx.Cache = &CacheHints{TTLMs: &bad, Scope: "everyone"}
 	if _, err := compile(fx); err == nil || !strings.Contains(err.Error(), "$.cache.ttlMs") || !strings.Contains(err.Error(), "$.cache.scope") {
 		t.Errorf("a bad cache: %v", err)
+	}
+}
+
+// TestTraceContext: a 2026-07-28 request whose _meta carries a W3C
+// traceparent gets it back in the result's _meta, the same trace with the
+// mock's own span as parent, and its tracestate unchanged; an invalid one
+// is not carried on.
+func TestTraceContext(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	s := start(t, Options{})
+	traced := envMeta()
+	traced["traceparent"], traced["tracestate"] = tp, "congo=t61rcWkgMzE"
+	m, _ := s.call("server/discover", map[string]any{"_meta": traced})
+	res := decode(t, m.Result)
+	meta := res["_meta"].(map[string]any)
+	got, _ := meta["traceparent"].(string)
+	if !strings.HasPrefix(got, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || !strings.HasSuffix(got, "-01") || got == tp || len(got) != len(tp) {
+		t.Errorf("traceparent %q, want the trace 4bf92f35… with another parent-id", got)
+	}
+	if meta["tracestate"] != "congo=t61rcWkgMzE" {
+		t.Errorf("tracestate %v", meta["tracestate"])
+	}
+	bad := envMeta()
+	bad["traceparent"] = "00-00000000000000000000000000000000-00f067aa0ba902b7-01"
+	m, _ = s.call("server/discover", map[string]any{"_meta": bad})
+	if _, ok := decode(t, m.Result)["_meta"].(map[string]any)["traceparent"]; ok {
+		t.Errorf("an all-zero trace-id was carried on: %s", m.Result)
 	}
 }

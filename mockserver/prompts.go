@@ -126,8 +126,17 @@ func (s *server) getPrompt(params json.RawMessage) (any, *rpcError) {
 	}
 	msgs := make([]any, 0, len(pr.Messages))
 	for i, m := range pr.Messages {
-		text := fill(m.Text, func(arg string) string { return p.Arguments[arg] })
-		var content any = object{"type": "text", "text": text}
+		var content any
+		switch {
+		case m.Image != nil:
+			content = object{"type": "image", "data": m.Image.Data, "mimeType": m.Image.MimeType}
+		case m.Audio != nil && !s.atLeast(v20250326):
+			continue // 2024-11-05 has no audio content
+		case m.Audio != nil:
+			content = object{"type": "audio", "data": m.Audio.Data, "mimeType": m.Audio.MimeType}
+		default:
+			content = object{"type": "text", "text": fill(m.Text, func(arg string) string { return p.Arguments[arg] })}
+		}
 		role := m.Role
 		if i == 0 && s.faults.has("prompt-content-array") {
 			content = []any{content}

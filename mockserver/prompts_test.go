@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +14,9 @@ func TestPromptsList(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			s := startAt(t, Options{}, version)
 			prompts, pages := s.walkAt(version, "prompts/list", "prompts")
-			if len(pages) != 2 || len(prompts) != 2 {
-				t.Fatalf("%d pages, %d prompts; want 2 and 2", len(pages), len(prompts))
+			// review is hidden until enable_extras is called.
+			if len(pages) != 3 || len(prompts) != 3 {
+				t.Fatalf("%d pages, %d prompts; want 3 and 3", len(pages), len(prompts))
 			}
 			want := map[string]any{
 				"name": "summarize", "description": "Asks for a summary of a topic, in a style if one is given.",
@@ -102,5 +105,42 @@ func TestPromptsUndeclared(t *testing.T) {
 				t.Errorf("%s %s: %s %+v, want -32601", version, method, m.Result, m.Error)
 			}
 		}
+	}
+}
+
+// TestPromptsGetMedia: describe-media renders its image and audio messages
+// as content blocks; 2024-11-05, which has no audio content, gets the
+// image only.
+func TestPromptsGetMedia(t *testing.T) {
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			m := s.callAt(version, "prompts/get", map[string]any{"name": "describe-media"})
+			if m.Error != nil {
+				t.Fatalf("prompts/get: %+v", m.Error)
+			}
+			var res struct {
+				Messages []struct {
+					Content map[string]any `json:"content"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(m.Result, &res); err != nil {
+				t.Fatal(err)
+			}
+			var types []string
+			for _, msg := range res.Messages {
+				types = append(types, msg.Content["type"].(string))
+				if msg.Content["type"] != "text" && (msg.Content["data"] == "" || !strings.Contains(msg.Content["mimeType"].(string), "/")) {
+					t.Errorf("%v block without data or a MIME type: %v", msg.Content["type"], msg.Content)
+				}
+			}
+			want := []string{"text", "image", "audio"}
+			if version == "2024-11-05" {
+				want = want[:2]
+			}
+			if !slices.Equal(types, want) {
+				t.Errorf("content types %v, want %v", types, want)
+			}
+		})
 	}
 }

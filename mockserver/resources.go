@@ -320,6 +320,13 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 		if s.needsInput(e, params) {
 			return object{}, nil
 		}
+		if s.faults.has("listed-read-empty") && e == s.listed[0] {
+			return s.readResultOf([]any{}), nil
+		}
+		contentsURI := cmp.Or(e.contentsURI, uri)
+		if s.faults.has("read-uri-renamed") && len(s.listed) > 1 && e == s.listed[1] {
+			contentsURI = s.listed[0].URI
+		}
 		var result object
 		if e.children != nil {
 			var items []any
@@ -328,7 +335,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 			}
 			result = s.readResultOf(items)
 		} else {
-			result = s.readResult(cmp.Or(e.contentsURI, uri), e.MimeType, e.data, e.isText, false)
+			result = s.readResult(contentsURI, e.MimeType, e.data, e.isText, false)
 		}
 		s.fireTriggers(uri)
 		s.afterVariantRead(e)

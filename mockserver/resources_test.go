@@ -317,7 +317,7 @@ func TestSubscribeUndeclared(t *testing.T) {
 	fx.Capabilities.Resources.Subscribe = false
 	s := start(t, Options{Fixture: fx})
 	res := s.initialize("2025-06-18")
-	want := map[string]any{"resources": map[string]any{"listChanged": true}, "tools": map[string]any{}, "prompts": map[string]any{},
+	want := map[string]any{"resources": map[string]any{"listChanged": true}, "tools": map[string]any{"listChanged": true}, "prompts": map[string]any{"listChanged": true},
 		"logging": map[string]any{}, "completions": map[string]any{}}
 	if diff := cmp.Diff(want, res["capabilities"]); diff != "" {
 		t.Errorf("capabilities (-want +got):\n%s", diff)

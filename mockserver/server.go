@@ -136,8 +136,8 @@ func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer,
 	}
 	s.listed = slices.Clone(cat.resources)
 	s.templates = slices.Clone(cat.templates)
-	s.tools = slices.Clone(cat.tools)
-	s.prompts = slices.Clone(cat.prompts)
+	s.tools = slices.DeleteFunc(slices.Clone(cat.tools), func(t *toolEntry) bool { return t.Hidden })
+	s.prompts = slices.DeleteFunc(slices.Clone(cat.prompts), func(p *Prompt) bool { return p.Hidden })
 	s.addFaultResources()
 	return s
 }

@@ -114,6 +114,17 @@ type stream struct {
 	id          json.RawMessage
 	uris        []string // resourceSubscriptions
 	listChanged bool     // resourcesListChanged
+	tools       bool     // toolsListChanged
+	prompts     bool     // promptsListChanged
+}
+
+// asked reports whether the stream asked for, and was granted, list
+// changes of kind (tools or prompts).
+func (st *stream) asked(kind string) bool {
+	if kind == "tools" {
+		return st.tools
+	}
+	return st.prompts
 }
 
 // listen opens a stream (RES-SUB-07 … RES-SUB-09). The request is not
@@ -153,13 +164,14 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 		st.listChanged = true
 		agreed["resourcesListChanged"] = true
 	}
-	// The tool and prompt lists never change, but a server that declares
-	// their listChanged agrees to say so if they did.
-	caps := s.cat.fx.Capabilities
-	if f.ToolsListChanged != nil && *f.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged {
+	// The tool and prompt lists change when a reveal tool is called; a
+	// server that declares their listChanged agrees to say so.
+	if tools := s.declaredList("tools"); f.ToolsListChanged != nil && *f.ToolsListChanged && tools != nil && tools.ListChanged {
+		st.tools = true
 		agreed["toolsListChanged"] = true
 	}
-	if f.PromptsListChanged != nil && *f.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged {
+	if prompts := s.declaredList("prompts"); f.PromptsListChanged != nil && *f.PromptsListChanged && prompts != nil && prompts.ListChanged {
+		st.prompts = true
 		agreed["promptsListChanged"] = true
 	}
 	if s.faults.has("ack-grants-more") {

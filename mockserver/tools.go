@@ -221,6 +221,8 @@ func (s *server) runTool(t *toolEntry, args map[string]any) object {
 		result = s.structuredResult(sum)
 	case CallError:
 		result = toolResult(fillArguments(t.format, args), true)
+	case CallReveal:
+		result = toolResult(s.reveal(), false)
 	case CallImage:
 		data := pixelPNG
 		if s.faults.has("tool-image-bad-base64") {
@@ -347,4 +349,59 @@ func argumentProblem(args map[string]any, err error) string {
 		return fmt.Sprintf("%s is %s, want %s", where, k.Got, strings.Join(k.Want, " or "))
 	}
 	return where + ": " + ve.ErrorKind.LocalizedString(printer)
+}
+
+// reveal adds the fixture's hidden tools and prompts to their lists, once
+// per list, and announces each change: in a handshake session with
+// notifications/<kind>/list_changed when <kind>.listChanged is declared;
+// in 2026-07-28 on each listen stream that asked for <kind>ListChanged.
+// In 2026-07-28 a list changes only while such a stream is open: "MUST
+// NOT vary ... as a side effect of other requests on the connection"
+// otherwise (the tools and prompts pages). It returns the text of the
+// call's result.
+func (s *server) reveal() string {
+	var changed []string
+	for _, kind := range []string{"tools", "prompts"} {
+		added := 0
+		if s.req != nil && !slices.ContainsFunc(s.streams, func(st *stream) bool { return st.asked(kind) }) {
+			continue
+		}
+		switch kind {
+		case "tools":
+			for _, t := range s.cat.tools {
+				if t.Hidden && !slices.Contains(s.tools, t) {
+					s.tools = append(s.tools, t)
+					added++
+				}
+			}
+		case "prompts":
+			for _, p := range s.cat.prompts {
+				if p.Hidden && !slices.Contains(s.prompts, p) {
+					s.prompts = append(s.prompts, p)
+					added++
+				}
+			}
+		}
+		if added == 0 {
+			continue
+		}
+		changed = append(changed, fmt.Sprintf("%d %s", added, strings.TrimSuffix(kind, "s")+"(s)"))
+		lc := s.declaredList(kind)
+		if lc == nil || !lc.ListChanged {
+			continue
+		}
+		method := "notifications/" + kind + "/list_changed"
+		if s.req == nil {
+			s.notify(method, nil)
+		}
+		for _, st := range s.streams {
+			if st.asked(kind) {
+				s.streamNotify(st, method, nil)
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return "Nothing more to enable."
+	}
+	return "Enabled " + strings.Join(changed, " and ") + "."
 }

@@ -83,8 +83,9 @@ func TestToolsList(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			s := startAt(t, Options{}, version)
 			tools, pages := s.walkAt(version, "tools/list", "tools")
-			if len(pages) != 2 || len(tools) != 4 {
-				t.Fatalf("%d pages, %d tools; want 2 and 4", len(pages), len(tools))
+			// shout is hidden until enable_extras is called.
+			if len(pages) != 3 || len(tools) != 5 {
+				t.Fatalf("%d pages, %d tools; want 3 and 5", len(pages), len(tools))
 			}
 			want := map[string]any{"name": "echo", "description": "Returns the text it is given.", "inputSchema": echoSchema}
 			if version >= "2025-03-26" {
@@ -324,4 +325,92 @@ func TestToolProgress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRevealChangesLists: calling enable_extras adds the hidden tool and
+// prompt to their lists once, announcing each change as the version asks:
+// in a handshake session with list_changed (listChanged is declared); in
+// 2026-07-28 only on a listen stream that asked for that list, and not at
+// all without one (a list may not change as a side effect of a request).
+func TestRevealChangesLists(t *testing.T) {
+	count := func(s *session, version, method, member string) int {
+		items, _ := s.walkAt(version, method, member)
+		return len(items)
+	}
+	t.Run("2025-11-25", func(t *testing.T) {
+		s := startAt(t, Options{}, "2025-11-25")
+		m, notes := s.call("tools/call", map[string]any{"name": "enable_extras", "arguments": map[string]any{}})
+		if m.Error != nil {
+			t.Fatalf("enable_extras: %+v", m.Error)
+		}
+		var methods []string
+		for _, n := range notes {
+			methods = append(methods, n.Method)
+		}
+		// The notifications may follow the response: a ping flushes them.
+		_, more := s.call("ping", nil)
+		for _, n := range more {
+			methods = append(methods, n.Method)
+		}
+		if !slices.Equal(methods, []string{"notifications/tools/list_changed", "notifications/prompts/list_changed"}) {
+			t.Errorf("notifications %v, want tools then prompts list_changed", methods)
+		}
+		if n := count(s, "2025-11-25", "tools/list", "tools"); n != 6 {
+			t.Errorf("%d tools after the reveal, want 6", n)
+		}
+		if n := count(s, "2025-11-25", "prompts/list", "prompts"); n != 4 {
+			t.Errorf("%d prompts after the reveal, want 4", n)
+		}
+		if text := toolText(t, s.callAt("2025-11-25", "tools/call", map[string]any{"name": "shout", "arguments": map[string]any{"text": "hi"}})); text != "hi!" {
+			t.Errorf("shout answered %q", text)
+		}
+		if text := toolText(t, s.callAt("2025-11-25", "tools/call", map[string]any{"name": "enable_extras", "arguments": map[string]any{}})); text != "Nothing more to enable." {
+			t.Errorf("a second enable_extras answered %q", text)
+		}
+	})
+	t.Run("2026-07-28 without a stream", func(t *testing.T) {
+		s := startAt(t, Options{}, modernVersion)
+		m := s.callAt(modernVersion, "tools/call", map[string]any{"name": "enable_extras", "arguments": map[string]any{}})
+		if text := toolText(t, m); text != "Nothing more to enable." {
+			t.Errorf("enable_extras answered %q", text)
+		}
+		if n := count(s, modernVersion, "tools/list", "tools"); n != 5 {
+			t.Errorf("%d tools, want the 5 of the start", n)
+		}
+	})
+	t.Run("2026-07-28 with a stream for tools", func(t *testing.T) {
+		s := startAt(t, Options{}, modernVersion)
+		s.send(request(`"held"`, "subscriptions/listen", enveloped(map[string]any{"notifications": map[string]any{"toolsListChanged": true}})))
+		if ack := s.recvMsg(); ack.Method != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("first message %+v, want the acknowledgement", ack)
+		}
+		m, notes := s.modern("tools/call", map[string]any{"name": "enable_extras", "arguments": map[string]any{}})
+		notes = append(notes, s.notesAfter()...)
+		if text := toolText(t, m); text != "Enabled 1 tool(s)." {
+			t.Errorf("enable_extras answered %q", text)
+		}
+		if len(notes) != 1 || notes[0].Method != "notifications/tools/list_changed" || !strings.Contains(string(notes[0].Params), `"io.modelcontextprotocol/subscriptionId":"held"`) {
+			t.Errorf("notifications %+v, want tools/list_changed on the stream", notes)
+		}
+		if n := count(s, modernVersion, "prompts/list", "prompts"); n != 3 {
+			t.Errorf("%d prompts, want the 3 of the start: no stream asked for prompt changes", n)
+		}
+	})
+}
+
+// toolText is the text of a tool result's first block.
+func toolText(t *testing.T, m msg) string {
+	t.Helper()
+	if m.Error != nil {
+		t.Fatalf("tools/call: %+v", m.Error)
+	}
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(m.Result, &res); err != nil || len(res.Content) == 0 {
+		t.Fatalf("tools/call result %s", m.Result)
+	}
+	return res.Content[0].Text
 }

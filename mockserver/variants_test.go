@@ -926,7 +926,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		if m, _ := v.call("prompts/list", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
 			t.Errorf("prompts/list answered %s %+v, want -32601", m.Result, m.Error)
 		}
-		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "logo", "delete_note"}) {
+		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "logo", "delete_note", "enable_extras"}) {
 			t.Errorf("tools %v", got)
 		}
 		if text := callText(t, v, "echo", map[string]any{"text": "only tools"}); text != "only tools" {

@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -337,5 +339,81 @@ func TestPlannedResultsNameTheirRules(t *testing.T) {
 		if p.Verdict != reports.Error || p.Message != "not judged: cut short" {
 			t.Errorf("planned %s: %s %q, want an error saying it was not judged", p.ID, p.Verdict, p.Message)
 		}
+	}
+}
+
+// rarelyTriggered are checks whose rule only a server's own initiative
+// exercises: the reference server takes that initiative (its default
+// fixture, its tool calls, the probes' trace context and held listen
+// stream; a server-side stream teardown in one legal variation), so each
+// is seen to pass in every version where it applies, not only on
+// recorded cases.
+var rarelyTriggered = []struct {
+	check   string
+	variant string // the legal variation that shows it, if the default does not
+}{
+	{check: "prompts-binary-content"},
+	{check: "tools-list-changed-only-if-declared"},
+	{check: "prompts-list-changed-only-if-declared"},
+	{check: "trace-context-format"},
+	{check: "cancelled-only-for-listen", variant: "streams-end-cancelled"},
+}
+
+// TestRarelyTriggeredChecksPass: each check of rarelyTriggered passes on
+// the reference server (or the variation named) in every version where
+// its requirement exists, with every tool called (--call-tools all: a
+// list change is a tool call's effect). A check that goes back to judging
+// nothing there fails this test.
+func TestRarelyTriggeredChecksPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite twice")
+	}
+	byVariant := map[string][]string{}
+	for _, rt := range rarelyTriggered {
+		byVariant[rt.variant] = append(byVariant[rt.variant], rt.check)
+	}
+	for variant, ids := range byVariant {
+		name := cmp.Or(variant, "default")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var cfg execute.Config
+			if variant == "" {
+				cfg = mockConfig()
+			} else {
+				cfg = mockConfig("--variant", variant)
+			}
+			cfg.SpecVersion = "all"
+			cfg.Timeout = 4 * time.Second
+			cfg.CallTools = checks.ToolPolicy{Mode: "all"}
+			run, results := executeAndJudge(t, cfg)
+			got := map[string]reports.Result{}
+			for _, r := range results {
+				got[r.ID+"@"+r.ProtocolVersion] = r
+			}
+			for _, id := range ids {
+				var c *checks.Check
+				for _, ch := range checks.All() {
+					if ch.ID == id {
+						c = ch
+					}
+				}
+				if c == nil {
+					t.Fatalf("no check %s", id)
+				}
+				judged := 0
+				for _, v := range run.Versions {
+					if c.Applies(v) != "" {
+						continue
+					}
+					judged++
+					if r, ok := got[id+"@"+v]; !ok || r.Verdict != reports.Pass {
+						t.Errorf("%s in %s: %s: %s, want pass", id, v, r.Verdict, r.Message)
+					}
+				}
+				if judged == 0 {
+					t.Errorf("%s applies to none of the versions judged, %v", id, run.Versions)
+				}
+			}
+		})
 	}
 }

@@ -6,11 +6,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/execute"
 )
+
+// executeAndJudge runs the suite with cfg, within two minutes, and judges
+// the run; a target that never started fails the test.
+func executeAndJudge(t *testing.T, cfg execute.Config) (*evidence.Run, []reports.Result) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := execute.Execute(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Fatal != nil {
+		t.Fatalf("the server did not start: %s", run.Fatal.Message)
+	}
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, suite.Judge(run, files)
+}
 
 // TestLegalVariationsAreConformant: every legal variation of the mock
 // server (behaviour a correct server may show, however unusual) is judged
@@ -35,15 +56,7 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 			cfg := mockConfig("--variant", v.Name)
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 5 * time.Second
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			run, err := execute.Execute(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.Fatal != nil {
-				t.Fatalf("the variation did not start: %s", run.Fatal.Message)
-			}
+			run, results := executeAndJudge(t, cfg)
 			if len(v.Versions) > 0 {
 				for _, want := range v.Versions {
 					if !slices.Contains(run.Versions, want) {
@@ -51,11 +64,7 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 					}
 				}
 			}
-			files, err := suite.VectorFiles(run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range suite.Judge(run, files) {
+			for _, r := range results {
 				switch {
 				case r.Verdict == reports.Fail, r.Verdict == reports.Error:
 					t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)

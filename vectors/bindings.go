@@ -10,15 +10,19 @@ import (
 // Binding names a vector may use inside strings as {{name}}. Their values
 // come from discovery, so vectors work on any server, not on fixture names.
 var Bindings = map[string]string{
-	"nonce":            "a random token, new for every run",
-	"version":          "the negotiated protocol version",
-	"resource.uri":     "the uri of the first listed resource",
-	"resource.scheme":  "the scheme of the first listed resource",
-	"item.uri":         "foreach resource: the resource's uri",
-	"item.name":        "foreach resource or template: its name",
-	"item.uriTemplate": "foreach template: its uriTemplate",
-	"item.expanded":    "foreach template: the template expanded with sample values",
-	"item.firstVar":    "foreach template: the name of its first variable",
+	"nonce":                "a random token, new for every run",
+	"version":              "the negotiated protocol version",
+	"resource.uri":         "the uri of the first listed resource",
+	"resource.scheme":      "the scheme of the first listed resource",
+	"item.uri":             "foreach resource: the resource's uri",
+	"item.name":            "foreach resource or template: its name",
+	"item.uriTemplate":     "foreach template: its uriTemplate",
+	"item.expanded":        "foreach template: the template expanded with sample values",
+	"item.firstVar":        "foreach template: the name of its first variable",
+	"prompt.name":          "the name of the first listed prompt that takes an argument",
+	"prompt.argument":      "the name of that prompt's first argument",
+	"template.uriTemplate": "the uriTemplate of the first listed template with a variable",
+	"template.firstVar":    "the name of that template's first variable",
 }
 
 var bindingRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.]+)\s*\}\}`)

@@ -153,7 +153,8 @@ func Parse(name string, data []byte) (*File, error) {
 }
 
 func checkTest(t *Test) error {
-	allowed := map[string]bool{"nonce": true, "version": true, "resource.uri": true, "resource.scheme": true}
+	allowed := map[string]bool{"nonce": true, "version": true, "resource.uri": true, "resource.scheme": true,
+		"prompt.name": true, "prompt.argument": true, "template.uriTemplate": true, "template.firstVar": true}
 	switch t.Foreach {
 	case "resource":
 		allowed["item.uri"], allowed["item.name"] = true, true

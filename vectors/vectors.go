@@ -46,8 +46,15 @@ type Requires struct {
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Versions restricts the negotiated protocol versions.
 	Versions []string `json:"versions,omitempty"`
-	// Discovered names lists that must be non-empty: "resources", "templates".
+	// Discovered names lists that must be non-empty: "resources",
+	// "templates"; or what must be among their items: "prompt-arguments"
+	// (a listed prompt that takes an argument), "template-variables" (a
+	// listed template with a variable).
 	Discovered []string `json:"discovered,omitempty"`
+	// Undeclared are server capability paths that must not be declared: a
+	// test of what a server does with a request behind a capability it
+	// did not declare.
+	Undeclared []string `json:"undeclared,omitempty"`
 }
 
 // Test is one vector.

@@ -444,7 +444,7 @@ func TestNearestSelector(t *testing.T) {
 // obeyed; the report says which tools were called.
 func TestToolCallPolicy(t *testing.T) {
 	t.Parallel()
-	all := []string{"add", "delete_note", "echo", "logo", "purge_notes"}
+	all := []string{"add", "delete_note", "echo", "enable_extras", "logo", "purge_notes"}
 	for _, tc := range []struct {
 		flag   []string
 		called []string

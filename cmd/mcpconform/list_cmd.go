@@ -29,6 +29,9 @@ type checkEntry struct {
 	// Labels are the labels its results carry (level:MUST, area:resources,
 	// flags such as robustness), for --only and --skip.
 	Labels []string `json:"labels"`
+	// Needs is what the server must do on its own for the check to judge
+	// anything, where the suite's traffic cannot make it.
+	Needs string `json:"needs,omitempty"`
 }
 
 func (e checkEntry) names() checkNames {
@@ -187,6 +190,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(tw, "CHECK\tREQUIREMENT\tLEVEL\tSPEC")
 		for _, e := range entries {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
+			if e.Needs != "" {
+				// One cell: it does not widen the columns.
+				fmt.Fprintf(tw, "  judges only when it sees %s\n", e.Needs)
+			}
 		}
 		tw.Flush()
 		fmt.Fprintf(stdout, "\n%d checks (mcpconform list shows the requirements they test)\n\n", len(entries))
@@ -195,8 +202,15 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	// One row per requirement, its summary on the line below: aligned by
 	// hand, since tabwriter would realign the columns at every summary.
+	needs := map[string][]string{}
+	for _, e := range entries {
+		if e.Needs != "" {
+			needs[e.Requirement] = append(needs[e.Requirement], e.ID+" judges only when it sees "+e.Needs)
+		}
+	}
 	rows := [][]string{{"REQUIREMENT", "ROLE", "LEVEL PER VERSION", "TESTED BY"}}
 	var summaries []string
+	var notes [][]string
 	tested := 0
 	for _, r := range reqs {
 		by := strings.Join(r.Checks, ", ")
@@ -207,6 +221,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		}
 		rows = append(rows, []string{r.ID, clip(r.Role, 12), clip(r.Levels, 60), by})
 		summaries = append(summaries, strings.ReplaceAll(r.Summary, "`", ""))
+		notes = append(notes, needs[r.ID])
 	}
 	widths := make([]int, 3)
 	for _, row := range rows {
@@ -224,6 +239,11 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, b.String())
 		if i > 0 && summaries[i-1] != "" {
 			fmt.Fprintf(stdout, "%s%s\n", strings.Repeat(" ", widths[0]+2), summaries[i-1])
+		}
+		if i > 0 {
+			for _, n := range notes[i-1] {
+				fmt.Fprintf(stdout, "%s%s\n", strings.Repeat(" ", widths[0]+2), n)
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)\n\n", len(reqs), tested, len(entries), len(reqs)-tested)
@@ -267,12 +287,12 @@ func listChecks(files []*vectors.File) []checkEntry {
 	var out []checkEntry
 	for _, c := range checks.All() {
 		level, levels, url := newestLevel(c.Requirement)
-		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also)})
+		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Needs})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {
 			level, levels, url := newestLevel(t.Requirement)
-			out = append(out, checkEntry{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags, outcomeRequirements(t))})
+			out = append(out, checkEntry{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags, outcomeRequirements(t)), ""})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })

@@ -41,6 +41,10 @@ type Check struct {
 	// under besides its own (Finding.Requirement), for listings and
 	// selection.
 	Also []string
+	// Needs says what the server must do on its own initiative for the
+	// check to judge anything, when no traffic of the suite can make an
+	// arbitrary server do it (mcpconform list shows it).
+	Needs string
 	// Judge decides.
 	Judge func(j *J) Finding
 }

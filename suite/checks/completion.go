@@ -43,7 +43,24 @@ func completionChecks() []*Check {
 				if j.Caps().Has("completions") {
 					return skipped("the server declares completions")
 				}
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)), wire.CodeMethodNotFound,
+				// A result is no refusal: serving completion without the
+				// capability breaks the MUST of COMP-01, which
+				// completion-served-only-if-declared judges; this rule is
+				// about the code of a refusal only, so the same defect is
+				// not graded twice at two levels.
+				var refusals []*evidence.Exchange
+				served := false
+				for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)) {
+					if x.OK() && x.Response.Has("result") {
+						served = true
+						continue
+					}
+					refusals = append(refusals, x)
+				}
+				if served && len(refusals) == 0 {
+					return skipped("completion/complete got a result, not a refusal whose code this rule judges: serving completion without the capability is judged by completion-served-only-if-declared (COMP-01)")
+				}
+				return errorProbe(refusals, wire.CodeMethodNotFound,
 					named("completion/complete without the completions capability"), "completion/complete without the capability gets -32601", "completion/complete was not sent")
 			},
 		},

@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +20,20 @@ func resourcesReadChecks() []*Check {
 			Description: "reading each listed resource gives a contents array whose items have a uri and exactly one of text and blob",
 			Requires:    []string{"resources"},
 			Judge:       checkReadContents,
+		},
+		{
+			ID: "read-listed-not-empty", Requirement: "RES-READ-06", Area: "resources",
+			Description: "reading a listed resource gives at least one contents item, not an empty contents array",
+			Requires:    []string{"resources"},
+			Flags:       []string{"heuristic"},
+			Judge:       checkListedNotEmpty,
+		},
+		{
+			ID: "read-contents-uri-matches", Requirement: "RES-READ-17", Area: "resources",
+			Description: "a read answered with a single contents item names the resource read (or a part of it), not another resource; several items may name sub-resources",
+			Requires:    []string{"resources"},
+			Flags:       []string{"heuristic"},
+			Judge:       checkContentsURIMatches,
 		},
 		{
 			ID: "resources-read-blob-base64", Requirement: "RES-READ-03", Area: "resources",
@@ -212,4 +227,125 @@ func checkContentsMeta(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d contents _meta object(s) are objects", t.n), "no contents item carries _meta")
+}
+
+// checkListedNotEmpty judges reads of listed resources answered with an
+// empty contents array. No version forbids that for a resource that
+// exists: 2026-07-28 forbids it for one that does not ("Servers MUST NOT
+// return an empty contents array for a non-existent resource. An empty
+// array is ambiguous—it could mean the resource exists but has no
+// content, or that it doesn't exist at all."), and before it the
+// not-found error is a SHOULD. A resource the server itself listed
+// presumably exists, so the empty answer is that ambiguity, not a proven
+// breach of the MUST NOT: a warning (heuristic) in every version, and a
+// record for a listed directory (inode/directory), which may be empty.
+func checkListedNotEmpty(j *J) Finding {
+	t := &tally{}
+	types := listedTypes(j.Session)
+	for _, rd := range j.Session.Reads() {
+		items, prob := contentsOf(rd)
+		if prob != "" {
+			continue // an error, no answer, input_required: judged elsewhere
+		}
+		t.judged()
+		if len(items) > 0 {
+			continue
+		}
+		w := At(rd.X.Process, rd.X.RecvSeq)
+		if mt := types[rd.URI]; strings.HasPrefix(strings.ToLower(mt), "inode/") {
+			t.record(w, "reading listed resource %q (%s) gave contents: [] (an empty directory, presumably)", clipString(rd.URI, 60), mt)
+			continue
+		}
+		t.dispute(w, "reading listed resource %q gave contents: []: an empty array cannot tell a resource with no content from one that does not exist (2026-07-28 forbids it for a resource that does not exist; a listed one should say what it holds, e.g. one item with empty text)", clipString(rd.URI, 60))
+	}
+	return t.finding(fmt.Sprintf("%d read(s) of listed resources, each with at least one contents item", t.n), "no read of a listed resource returned contents")
+}
+
+// listedTypes maps each listed resource's uri to its mimeType.
+func listedTypes(s *evidence.Session) map[string]string {
+	out := map[string]string{}
+	for _, it := range s.Resources().Items {
+		m := wire.Object(it)
+		if u, ok := wire.String(m["uri"]); ok {
+			out[u], _ = wire.String(m["mimeType"])
+		}
+	}
+	return out
+}
+
+// checkContentsURIMatches judges reads answered with a single contents
+// item. The schema documents ResourceContents.uri as "The URI of this
+// resource." and every read of § Reading Resources answers with the URI
+// it was asked for; ResourceContents is "The contents of a specific
+// resource or sub-resource", so several items may each name a
+// sub-resource (a directory read, RES-READ-09), and one item may be a
+// part of the resource read (a path below it, or a fragment). A single
+// item naming an unrelated resource breaks no keyword, but suggests the
+// server answered for another resource than the one asked for: a warning
+// at most (heuristic).
+func checkContentsURIMatches(j *J) Finding {
+	t := &tally{}
+	several := 0
+	for _, rd := range reads(j.Session) {
+		items, prob := contentsOf(rd)
+		if prob != "" || len(items) == 0 {
+			continue
+		}
+		if len(items) > 1 {
+			t.judged()
+			several++
+			continue
+		}
+		u, ok := wire.String(items[0]["uri"])
+		if pu, err := url.Parse(u); !ok || err != nil || pu.Scheme == "" {
+			continue // not a URI: resources-read-listed and contents-uri-syntax judge it
+		}
+		t.judged()
+		w := At(rd.X.Process, rd.X.RecvSeq)
+		switch {
+		case sameURI(u, rd.URI):
+		case underURI(u, rd.URI):
+			t.record(w, "reading %q returned one item, for %q: a part of the resource read", clipString(rd.URI, 60), clipString(u, 60))
+		default:
+			t.dispute(w, "reading %q returned one contents item, naming another resource, %q: a read answers with the resource asked for (\"The URI of this resource.\"); several items may name sub-resources, but a single one renamed suggests the server answered for another resource", clipString(rd.URI, 60), clipString(u, 60))
+		}
+	}
+	ok := fmt.Sprintf("%d single-item read(s), each naming the resource read", t.n-several)
+	if several > 0 {
+		ok += fmt.Sprintf(" (%d read(s) returned several items, which may name sub-resources)", several)
+	}
+	return t.finding(ok, "no read returned contents")
+}
+
+// sameURI compares two URIs as the same resource: equal, or equal in the
+// normal form of RFC 3986 § 6 (scheme and host lower-cased,
+// percent-encoding decoded, an empty path under an authority as "/", a
+// scheme's default port left out).
+func sameURI(a, b string) bool {
+	if a == b {
+		return true
+	}
+	na, okA := normalURI(a)
+	nb, okB := normalURI(b)
+	return okA && okB && na == nb
+}
+
+func normalURI(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
+	if port := u.Port(); port != "" && !(scheme == "http" && port == "80" || scheme == "https" && port == "443") {
+		host += ":" + port
+	}
+	path := u.Path
+	if path == "" && u.Host != "" {
+		path = "/"
+	}
+	query, err := url.QueryUnescape(u.RawQuery)
+	if err != nil {
+		query = u.RawQuery
+	}
+	return strings.Join([]string{scheme, u.User.String(), host, u.Opaque, path, query, u.Fragment}, "\x00"), true
 }

@@ -64,6 +64,7 @@ func toolsChecks() []*Check {
 			ID: "tools-list-changed-only-if-declared", Requirement: "TOOLS-28", Area: "tools",
 			Description: "notifications/tools/list_changed comes only after the server declared tools.listChanged (2026-07-28: only on a listen stream that asked for toolsListChanged)",
 			Requires:    []string{"tools"},
+			Needs:       "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "tools") },
 		},
 	}
@@ -218,12 +219,14 @@ func checkToolNames(j *J) Finding {
 }
 
 // ToolCallChecks are the checks that judge tools/call of listed tools,
-// and the progress a call's token asks for: the executor calls tools only
+// the progress a call's token asks for, or what a call may cause (a tool or
+// prompt list that changes): the executor calls tools only
 // when one of them is selected.
 var ToolCallChecks = []string{
 	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
 	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
 	"tools-call-invalid-arguments", "tools-call-validates-input",
+	"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared",
 	"progress-token-active", "progress-increases", "progress-params",
 }
 

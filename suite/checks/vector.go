@@ -60,7 +60,7 @@ func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
 		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
 			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
 		}
-		if len(req.Capabilities) == 0 && len(req.Discovered) == 0 {
+		if len(req.Capabilities) == 0 && len(req.Discovered) == 0 && len(req.Undeclared) == 0 {
 			continue
 		}
 		if s == nil {
@@ -69,6 +69,11 @@ func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
 		for _, c := range req.Capabilities {
 			if !s.Caps().Has(c) {
 				return fmt.Sprintf("the server does not declare the %s capability", c)
+			}
+		}
+		for _, c := range req.Undeclared {
+			if s.Caps().Has(c) {
+				return fmt.Sprintf("the server declares the %s capability", c)
 			}
 		}
 		for _, d := range req.Discovered {
@@ -80,6 +85,14 @@ func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
 			case "templates":
 				if len(s.Templates().Items) == 0 {
 					return "the server lists no resource templates"
+				}
+			case "prompt-arguments":
+				if _, ok := BaseBindings(v, "", s)["prompt.name"]; !ok {
+					return "the server lists no prompt that takes an argument"
+				}
+			case "template-variables":
+				if _, ok := BaseBindings(v, "", s)["template.uriTemplate"]; !ok {
+					return "the server lists no resource template with a variable"
 				}
 			}
 		}
@@ -110,6 +123,25 @@ func BaseBindings(v, nonce string, s *evidence.Session) map[string]string {
 			b["resource.scheme"] = u[:i]
 		}
 		break
+	}
+	for _, it := range s.Prompts().Items {
+		m := wire.Object(it)
+		name, ok := wire.String(m["name"])
+		args, _ := wire.Array(m["arguments"])
+		if !ok || len(args) == 0 {
+			continue
+		}
+		if arg, ok := wire.String(wire.Object(args[0])["name"]); ok {
+			b["prompt.name"], b["prompt.argument"] = name, arg
+			break
+		}
+	}
+	for _, it := range s.Templates().Items {
+		tpl, ok := wire.String(wire.Object(it)["uriTemplate"])
+		if vars := evidence.TemplateVars(tpl); ok && len(vars) > 0 {
+			b["template.uriTemplate"], b["template.firstVar"] = tpl, vars[0]
+			break
+		}
 	}
 	return b
 }

@@ -23,6 +23,18 @@ const (
 	ProbeListAfter     = "list-after"           // RES-CAP-03
 	ProbeCounterOffer  = "counter-offer"        // LIFE-05
 	ProbeRefresh       = "refresh"              // a list again after list_changed
+	ProbeTrace         = "trace-context"        // META-06
+)
+
+// heldListenID is the id of the listen stream the 2026-07-28 probes leave
+// open until the process ends (modernProbes).
+const heldListenID = `"mcpconform-listen-held"`
+
+// traceparent and tracestate are the W3C trace context the trace probe
+// sends (a sampled trace; the key of tracestate is the suite's own).
+const (
+	traceparent = "00-6d6370636f6e666f726d2d7472616365-6d63702d73706e31-01"
+	tracestate  = "mcpconform=probe"
 )
 
 // maxSubscriptions bounds how many listed resources the subscription probe
@@ -114,9 +126,15 @@ func (l *live) batchProbe(ctx context.Context) {
 	c.Mark(transcript.Mark{Kind: transcript.End, Probe: ProbeBatch})
 }
 
-// modernProbes run in a 2026-07-28 session after discovery: two listen
-// streams, one with a string id asking for updates of a resource, one with
-// an integer id asking for list changes; then the first is cancelled.
+// heldStreamChecks judge what comes on, or ends, the listen stream the
+// 2026-07-28 probes leave open.
+var heldStreamChecks = []string{"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared", "cancelled-only-for-listen"}
+
+// modernProbes run in a 2026-07-28 session after discovery: a request
+// carrying trace context; two listen streams, one with a string id asking
+// for updates of a resource, one with an integer id asking for list
+// changes, both cancelled in the end; and a third asking for tool and
+// prompt list changes, which stays open until the process ends.
 func (l *live) modernProbes(ctx context.Context) {
 	c := l.p.c
 	tag := func(step string) string { return evidence.ProbeTag(ProbeListen, step) }
@@ -130,6 +148,11 @@ func (l *live) modernProbes(ctx context.Context) {
 	}
 	ids := [2]json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
 	var streams [2]*mockclient.Stream
+	if l.x.wanted("trace-context-format") {
+		// A request carrying W3C trace context: a server that takes part
+		// in tracing may carry it on in what it sends.
+		l.call(ctx, evidence.ProbeTag(ProbeTrace), "server/discover", map[string]any{"_meta": map[string]any{"traceparent": traceparent, "tracestate": tracestate}})
+	}
 	for i := range streams {
 		params, err := envelope.Wrap(map[string]any{"notifications": filters[i]})
 		if err != nil {
@@ -144,6 +167,20 @@ func (l *live) modernProbes(ctx context.Context) {
 	wait := min(c.Timeout(), 2*time.Second)
 	for _, st := range streams {
 		st.WaitFor("notifications/subscriptions/acknowledged", wait)
+	}
+	if l.x.wanted(heldStreamChecks...) {
+		// A third stream, asking for tool and prompt list changes, stays
+		// open to the end: list changes that tool calls cause later are
+		// delivered on it, and how the server ends it when stdin closes
+		// ("for example, during shutdown": a listen result, or
+		// notifications/cancelled naming it) is seen.
+		params, err := envelope.Wrap(map[string]any{"notifications": map[string]any{"toolsListChanged": true, "promptsListChanged": true}})
+		if err != nil {
+			return
+		}
+		if held, err := c.ListenTagged(tag("stream"), json.RawMessage(heldListenID), params); err == nil {
+			held.WaitFor("notifications/subscriptions/acknowledged", wait)
+		}
 	}
 	if uri != "" {
 		// A read may be what changes the resource on some servers.
