@@ -548,8 +548,8 @@ func TestBuiltInRunCallsItsOwnTools(t *testing.T) {
 			t.Fatalf("%v", r)
 		}
 		rep := toolCallsOfReport(t, filepath.Join(dir, "r.json"))
-		if rep.CallTools != tc.policy || len(rep.ToolCalls) != 4 {
-			t.Fatalf("%v: the report says --call-tools %q and %d tools, want %s and 4", tc.flag, rep.CallTools, len(rep.ToolCalls), tc.policy)
+		if rep.CallTools != tc.policy || len(rep.ToolCalls) != 5 {
+			t.Fatalf("%v: the report says --call-tools %q and %d tools, want %s and the 5 the default fixture lists", tc.flag, rep.CallTools, len(rep.ToolCalls), tc.policy)
 		}
 		for _, c := range rep.ToolCalls {
 			if c.Called != tc.called {
