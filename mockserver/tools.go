@@ -146,6 +146,9 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 			return nil, &rpcError{Code: codeInvalidParams, Message: msg}
 		}
 	}
+	if s.askInput("tools/call", name, params) {
+		return object{}, nil
+	}
 	return s.runTool(t, args), nil
 }
 

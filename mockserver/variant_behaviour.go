@@ -301,23 +301,6 @@ func (s *server) knownURI(uri string) bool {
 // confirmState is the requestState input-required-read hands out.
 const confirmState = "mcpconform-mock:confirm:1"
 
-// needsInput answers a read of the confirm resource with input_required
-// until the client retries with the requestState (input-required-read).
-func (s *server) needsInput(e *entry, params json.RawMessage) bool {
-	if s.req == nil || e.URI != confirmURI || !s.variants.has("input-required-read") {
-		return false
-	}
-	var p struct {
-		RequestState string `json:"requestState"`
-	}
-	_ = json.Unmarshal(params, &p)
-	if p.RequestState == confirmState {
-		return false
-	}
-	s.req.inputResult = object{"resultType": "input_required", "requestState": confirmState}
-	return true
-}
-
 // subResource is the sub-resource of uri that fragment-sub-resources
 // reports as updated.
 func subResource(uri string) string {

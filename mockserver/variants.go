@@ -163,6 +163,8 @@ var variantCatalogue = []variantDef{
 		why: "the cancellation page makes this the server's way to tear a stream down (RES-SUB-10, RES-SUB-12)"},
 	{Variant: Variant{Name: "ack-known-uris-only", Versions: modernVersions, Description: "agrees only to the resourceSubscriptions URIs it lists or a template matches, leaving the others out of the acknowledgement"},
 		why: "the acknowledgement holds the subset the server agreed to honour (RES-SUB-07)"},
+	{Variant: Variant{Name: "input-required-retry", Versions: modernVersions, Description: "answers every read of a listed resource, get of a listed prompt (its required arguments given) and call of a listed tool (its arguments valid) with input_required and a requestState only, naming the request, and serves the request retried with that requestState"},
+		why: "a server MAY answer prompts/get, resources/read and tools/call with an InputRequiredResult (MRTR-02, RES-READ-13), here with a requestState alone, asking for no client capability (MRTR-01, LIFE-25); whether to ask depends on the request alone (LIFE-24)"},
 	{Variant: Variant{Name: "input-required-read", Versions: modernVersions, Description: "lists test://variant/confirm.txt, whose read answers input_required with a requestState only, and the contents when retried with that requestState"},
 		why: "a read may answer InputRequiredResult (RES-READ-13), here the request-state-only form of the schema's examples, asking for no client capability (LIFE-25)", resources: true},
 

@@ -43,7 +43,7 @@ func completionChecks() []*Check {
 				if j.Caps().Has("completions") {
 					return skipped("the server declares completions")
 				}
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)), wire.CodeMethodNotFound,
+				return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)), wire.CodeMethodNotFound,
 					named("completion/complete without the completions capability"), "completion/complete without the capability gets -32601", "completion/complete was not sent")
 			},
 		},
@@ -61,8 +61,11 @@ func eachCompletion(j *J, f func(what string, c map[string]json.RawMessage, raw 
 			return
 		}
 		res := wire.Object(x.Response.Result)
-		if res == nil {
-			return // judged by jsonrpc-result-object
+		if res == nil || evidence.Complete(j.Version, x) == nil {
+			// Judged by jsonrpc-result-object, or a result of another kind:
+			// by input-required-only-where-allowed or
+			// result-type-on-every-result.
+			return
 		}
 		what := "completion/complete"
 		if x.Request != nil {

@@ -57,7 +57,7 @@ func loggingChecks() []*Check {
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
+				return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
 					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
@@ -200,10 +200,17 @@ func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
 }
 
 // errorProbe judges probes that must get the error code want: a result or
-// another code breaks the rule. what names the probe in messages.
-func errorProbe(xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
+// another code breaks the rule. what names the probe in messages. A probe
+// retried with the requestState of its input_required answer is judged by
+// what it came to; one still asking for input is not judged.
+func errorProbe(v string, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
 	t := &tally{}
-	for _, x := range xs {
+	for _, c := range evidence.RetryChains(v, xs) {
+		x := c[len(c)-1]
+		if x.Result() != nil && evidence.Complete(v, x) == nil {
+			t.unexercise("%s", notComplete(v, x, len(c)-1))
+			continue
+		}
 		w, ok := answered(t, x, what(x))
 		switch {
 		case !ok:

@@ -25,7 +25,7 @@ func toolsChecks() []*Check {
 			ID: "tools-list-result-shape", Requirement: "TOOLS-04", Area: "tools",
 			Description: "every tools/list page is a result with a tools array",
 			Requires:    []string{"tools"},
-			Judge:       func(j *J) Finding { return listPages(j.Session.Tools(), true) },
+			Judge:       func(j *J) Finding { return listPages(j.Version, j.Session.Tools(), true) },
 		},
 		{
 			ID: "tools-list-item-fields", Requirement: "TOOLS-06", Area: "tools",
@@ -296,9 +296,11 @@ func toolCallChecks() []*Check {
 }
 
 // eachToolResult calls f with every tools/call the suite made that got a
-// result. An error answer is legal (the tool may fail on the arguments
-// the suite built): with record set it is recorded. Silence is left to
-// every-request-answered.
+// result, as the call came to after the suite's retries: a
+// CallToolResult. An error answer is legal (the tool may fail on the
+// arguments the suite built): with record set it is recorded. A result of
+// another kind (input_required, a task) is judged by the checks of that
+// kind. Silence is left to every-request-answered.
 func eachToolResult(j *J, t *tally, record bool, f func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where)) {
 	for _, c := range j.Session.ToolCalls() {
 		x := c.X
@@ -316,6 +318,10 @@ func eachToolResult(j *J, t *tally, record bool, f func(c *evidence.ToolCall, re
 		res := wire.Object(x.Response.Result)
 		if res == nil {
 			continue // judged by jsonrpc-result-object
+		}
+		if evidence.Complete(j.Version, x) == nil {
+			t.unexercise("%s", notComplete(j.Version, x, len(c.Earlier)))
+			continue
 		}
 		f(c, res, w)
 	}
@@ -472,6 +478,12 @@ func checkInvalidArguments(j *J) Finding {
 		}
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
 		what := fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120))
+		if x.Result() != nil && evidence.Complete(j.Version, x) == nil {
+			// Asked for input (still, after the retries), or answered with a
+			// task: neither refused nor ran.
+			t.unexercise("%s", notComplete(j.Version, x, len(c.Earlier)))
+			continue
+		}
 		t.judged()
 		switch {
 		case x.Response == nil:
