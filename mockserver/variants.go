@@ -141,6 +141,8 @@ var variantCatalogue = []variantDef{
 		why: "a server without resources declares none (RES-CAP-01) and gets -32601 for their methods (RES-CAP-04)"},
 	{Variant: Variant{Name: "tools-only", Description: "serves tools and nothing else: no resources, templates or prompts, and capabilities holds tools alone (the fixture's tools, or the default fixture's when it has none); every resources/* and prompts/* request gets -32601"},
 		why: "every capability is optional and a server declares those of the features it offers (LIFE-14, RES-CAP-01); a method behind an undeclared capability gets -32601 (RES-CAP-04)", excludes: []string{"prompt-arguments-optional-all"}},
+	{Variant: Variant{Name: "tools-prompts-list-changed", Description: "declares tools.listChanged and prompts.listChanged (the lists never change, so no list_changed is sent) and acknowledges listen streams asking for toolsListChanged and promptsListChanged"},
+		why: "listChanged only says the server may announce changes (TOOLS-28, PROMPTS-17); a stream acknowledges the filter types the server supports (RES-SUB-07)", excludes: []string{"no-listen"}},
 	{Variant: Variant{Name: "experimental-capability", Description: `declares capabilities.experimental {"com.example.mock/feature": {"enabled": true}}`},
 		why: "experimental maps names to objects (LIFE-14)"},
 	{Variant: Variant{Name: "extension-declared", Versions: modernVersions, Description: `declares capabilities.extensions {"com.example.mock/feature": {"version": "1"}} in server/discover`},

@@ -1174,6 +1174,21 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("the retry gave %v", c)
 		}
 	},
+	"tools-prompts-list-changed": func(t *testing.T, v *vsession) {
+		caps := v.init["capabilities"].(map[string]any)
+		for _, name := range []string{"tools", "prompts"} {
+			if c, _ := caps[name].(map[string]any); c["listChanged"] != true {
+				t.Errorf("capabilities.%s: %v", name, caps[name])
+			}
+		}
+		if !v.modern {
+			return
+		}
+		ack := v.listen(map[string]any{"toolsListChanged": true, "promptsListChanged": true})
+		if got := ack["notifications"]; !reflect.DeepEqual(got, map[string]any{"toolsListChanged": true, "promptsListChanged": true}) {
+			t.Errorf("acknowledged %v", got)
+		}
+	},
 	"only-2024-11-05": onlyVersion("2024-11-05"),
 	"only-2025-03-26": onlyVersion("2025-03-26"),
 	"only-2025-06-18": onlyVersion("2025-06-18"),

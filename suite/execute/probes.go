@@ -114,9 +114,11 @@ func (l *live) batchProbe(ctx context.Context) {
 	c.Mark(transcript.Mark{Kind: transcript.End, Probe: ProbeBatch})
 }
 
-// modernProbes run in a 2026-07-28 session after discovery: two listen
+// modernProbes run in a 2026-07-28 session after discovery: listen
 // streams, one with a string id asking for updates of a resource, one with
-// an integer id asking for list changes; then the first is cancelled.
+// an integer id asking for resource list changes, and one for each of the
+// tool and prompt lists whose listChanged the server declares; then the
+// first is cancelled, and the others after it.
 func (l *live) modernProbes(ctx context.Context) {
 	c := l.p.c
 	tag := func(step string) string { return evidence.ProbeTag(ProbeListen, step) }
@@ -124,12 +126,18 @@ func (l *live) modernProbes(ctx context.Context) {
 	if rs := l.s.Reads(); len(rs) > 0 {
 		uri = rs[0].URI
 	}
-	filters := [2]map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
+	filters := []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
 	if uri != "" {
 		filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
 	}
-	ids := [2]json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
-	var streams [2]*mockclient.Stream
+	ids := []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
+	for _, kind := range []string{"tools", "prompts"} {
+		if l.s.Caps().Has(kind + ".listChanged") {
+			filters = append(filters, map[string]any{kind + "ListChanged": true})
+			ids = append(ids, c.NewID())
+		}
+	}
+	streams := make([]*mockclient.Stream, len(filters))
 	for i := range streams {
 		params, err := envelope.Wrap(map[string]any{"notifications": filters[i]})
 		if err != nil {
@@ -165,7 +173,9 @@ func (l *live) modernProbes(ctx context.Context) {
 	// to show.
 	from := c.Transcript().Len()
 	l.settle(ctx, from, 150*time.Millisecond, func(m *wire.Message) bool { return streams[0].Belongs(m) })
-	_ = streams[1].CancelTagged(tag("cancel"))
+	for _, st := range streams[1:] {
+		_ = st.CancelTagged(tag("cancel"))
+	}
 }
 
 // listAfter lists resources again, every page, after all other traffic
