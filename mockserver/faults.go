@@ -165,6 +165,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "completion-too-many", Layer: "completion", Requirement: "COMP-03", Description: "answers every completion/complete of a known argument with 101 values (the fixture's, padded with generated ones)"}},
 	{Fault: Fault{Name: "completion-total-low", Layer: "completion", Requirement: "COMP-04", Description: "gives completion results a total one less than the number of values returned"}},
 	{Fault: Fault{Name: "completion-unknown-prompt-served", Layer: "completion", Requirement: "COMP-06", Description: "answers completion/complete of a prompt it does not have with an empty list of values instead of -32602"}},
+	{Fault: Fault{Name: "completion-context-refused", Layer: "completion", Requirement: "COMP-07", Description: "refuses completion/complete carrying context.arguments with -32602 (recorded: no sentence says what a server does with context)"}},
 	{Fault: Fault{Name: "completion-undeclared-wrong-code", Layer: "completion", Requirement: "COMP-02", Description: "declares no completions and answers completion/complete with -32602 instead of -32601"}},
 
 	// Tools.

@@ -157,8 +157,8 @@ func script(t *testing.T, version string) string {
 // level, a request it may log about, setLevel to a level no version
 // defines (c1 … c3); completions of a prompt argument, a template
 // variable and an argument of an unknown prompt (c4 … c6); server/discover
-// asking for an unknown log level (c7, 2026-07-28 only). id and wrap are
-// as for toolsAndPrompts.
+// asking for an unknown log level (c7, 2026-07-28 only); a completion with
+// context (c7, mc8). id and wrap are as for toolsAndPrompts.
 func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[string]any) []string {
 	var lines []string
 	req := func(method string, params map[string]any) {
@@ -184,6 +184,9 @@ func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[str
 		p["_meta"] = meta
 		lines = append(lines, request(id(len(lines)+1), "server/discover", p))
 	}
+	withContext := complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "style")
+	withContext["context"] = map[string]any{"arguments": map[string]any{"topic": "music"}}
+	req("completion/complete", withContext)
 	return lines
 }
 
@@ -577,6 +580,7 @@ var faultEffects = map[string]func(out string) bool{
 	"set-level-ignored":          func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
 	"set-level-unknown-accepted": func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
 	"log-level-meta-unchecked":   func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
+	"completion-context-refused": func(o string) bool { return scriptLine(o, "2025-11-25", "c7", "does not take context") },
 	"completion-too-many":        func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"topic-100"`) },
 	"completion-total-low":       func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"total":3`) },
 	"completion-unknown-prompt-served": func(o string) bool {
