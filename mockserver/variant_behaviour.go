@@ -38,6 +38,19 @@ func (s *server) beforeResponse(msg *incoming) {
 			s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/progress", params: s.dressParams(params)})
 		}
 	}
+	if s.modernTraffic(msg) && msg.method != "subscriptions/listen" && s.cat.fx.Capabilities.Logging != nil {
+		// A request that asks for logs at a level gets one, at that level
+		// (LOG-05; the logging page allows messages "at or above the
+		// requested level" before the response).
+		var level string
+		if raw, ok := requestMeta(msg.params)[metaLogLevel]; ok && json.Unmarshal(raw, &level) == nil && slices.Contains(logLevels, level) {
+			if s.faults.has("log-level-meta-ignored") {
+				level = "debug"
+			}
+			s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",
+				params: s.dressParams(object{"level": level, "logger": "mockserver", "data": "answering " + short(msg.method)})})
+		}
+	}
 	legacyReady := s.clientReady && !s.modernTraffic(msg)
 	if legacyReady && s.logLevel != "" && s.faults.has("set-level-ignored") {
 		s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",

@@ -348,6 +348,11 @@ func (l *live) sharedWork(ctx context.Context) {
 		l.setLevelProbe(ctx)
 	}
 	l.waitToolCalls(ctx)
+	if l.modern {
+		// After every other request of the process, so that a log message
+		// can only be for the probe's request.
+		l.logLevelProbe(ctx)
+	}
 	l.settleReplies(l.p, 50*time.Millisecond)
 }
 
