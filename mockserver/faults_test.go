@@ -178,23 +178,22 @@ func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[str
 	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "topic"))
 	req("completion/complete", complete(map[string]any{"type": "ref/resource", "uri": "test://greeting/{name}"}, "name"))
 	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "mcp-conformance-unknown-prompt"}, "topic"))
-	if wrap != nil {
+	// discoverAt asks server/discover for logs at level (2026-07-28 only).
+	discoverAt := func(level string) {
+		if wrap == nil {
+			return
+		}
 		p := wrap(nil)
 		meta := maps.Clone(p["_meta"].(map[string]any))
-		meta[metaLogLevel] = "mcpconform-verbose"
+		meta[metaLogLevel] = level
 		p["_meta"] = meta
 		lines = append(lines, request(id(len(lines)+1), "server/discover", p))
 	}
+	discoverAt("mcpconform-verbose")
 	withContext := complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "style")
 	withContext["context"] = map[string]any{"arguments": map[string]any{"topic": "music"}}
 	req("completion/complete", withContext)
-	if wrap != nil {
-		p := wrap(nil)
-		meta := maps.Clone(p["_meta"].(map[string]any))
-		meta[metaLogLevel] = "error"
-		p["_meta"] = meta
-		lines = append(lines, request(id(len(lines)+1), "server/discover", p))
-	}
+	discoverAt("error")
 	return lines
 }
 
