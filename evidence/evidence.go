@@ -56,8 +56,12 @@ type Run struct {
 	Only []string `json:"only,omitempty"`
 	Skip []string `json:"skip,omitempty"`
 	// CallTools is the --call-tools policy that decided which listed tools
-	// were called ("readonly" when empty).
+	// were called (empty in evidence recorded while readonly was the
+	// default).
 	CallTools string `json:"callTools,omitempty"`
+	// Unlisted is set when --call-tools named tools the server does not
+	// list: a usage error, found at discovery, where the run stopped.
+	Unlisted *Unlisted `json:"unlisted,omitempty"`
 
 	mu sync.Mutex // guards Processes and Sessions while a run is recorded
 }
@@ -75,6 +79,17 @@ type Fatal struct {
 	// server does not serve the version asked for).
 	Stage   string `json:"stage"`
 	Message string `json:"message"`
+}
+
+// Unlisted says which tools --call-tools named that a session's
+// tools/list did not list, and what it listed.
+type Unlisted struct {
+	Version string   `json:"version"`
+	Names   []string `json:"names"`
+	// Listed are the names the server listed; NoTools is set when it
+	// declared no tools capability at all.
+	Listed  []string `json:"listed"`
+	NoTools bool     `json:"noTools,omitempty"`
 }
 
 // Role is what a process was started for.

@@ -413,11 +413,13 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// usableID returns id when it is a valid request id (a string or a
-// number), else nil.
+// usableID returns id when it is a request id MCP allows (a string or an
+// integer), else nil. A fraction is JSON-RPC's but not MCP's: a server
+// that reads ids into integers may answer it with another id (1.5 with
+// 1), and that answer is still the line's own.
 func usableID(id json.RawMessage) json.RawMessage {
 	switch wire.Type(id) {
-	case "string", "integer", "number":
+	case "string", "integer":
 		return id
 	}
 	return nil

@@ -139,6 +139,7 @@ func script(t *testing.T, version string) string {
 		`{"jsonrpc":"2.0","id":1,"method":`,
 		`{"jsonrpc":"1.0","id":"env","method":"ping"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
 		notification("notifications/x-conformance", nil),
 		`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"resources/templates/list"}]`,
 	)
@@ -242,6 +243,9 @@ func toolsAndPrompts(s *server, id func(n int) string, wrap func(map[string]any)
 	}
 	req("tools/call", map[string]any{"name": "logo", "arguments": map[string]any{}})
 	req("prompts/list", map[string]any{"cursor": "mcp-conformance-invalid-cursor"})
+	// With a progress token (lost in 2026-07-28, where wrap replaces
+	// _meta): the logo tool reports three steps.
+	req("tools/call", map[string]any{"name": "logo", "arguments": map[string]any{}, "_meta": map[string]any{"progressToken": "p-logo"}})
 	return lines
 }
 
@@ -386,6 +390,7 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"server-request-bad-id": func(o string) bool { return strings.Contains(o, `"id":1.5,"method":"ping"`) },
 	"id-null-accepted":      func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":null,"result":{}}`) },
+	"id-coerced":            func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":1,"result":{}}`) },
 	"parse-error-bad-id":    func(o string) bool { return strings.Contains(o, `"id":0,"error":{"code":-32700`) },
 	"batch-unsupported": func(o string) bool {
 		return !strings.Contains(o, `[{"jsonrpc":"2.0","id":"b1"`) && strings.Contains(o, "batches are not supported")
@@ -560,6 +565,19 @@ var faultEffects = map[string]func(out string) bool{
 		return scriptLine(o, "2025-11-25", "t1", `"name":"echo text!"`) && scriptLine(o, "2025-11-25", "t5", `"result":{"content":[{"text":"hi"`) &&
 			scriptLine(o, "2025-06-18", "t1", `"name":"echo"`)
 	},
+	// The logo call with a progress token, "t20".
+	"progress-decreasing": func(o string) bool {
+		return strings.Contains(sessionOf(o, "2025-11-25"), `"message":"logo: step 1 of 3","progress":3,"progressToken":"p-logo"`)
+	},
+	"progress-not-number": func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"progress":"1/3"`) },
+	"progress-unknown-token": func(o string) bool {
+		return strings.Contains(sessionOf(o, "2025-11-25"), `"progressToken":"mock-other-p-logo"`)
+	},
+	"progress-after-response": func(o string) bool {
+		session := sessionOf(o, "2025-11-25")
+		answer := strings.Index(session, `{"jsonrpc":"2.0","id":"t20",`)
+		return answer >= 0 && strings.Index(session, `"logo: step 3 of 3"`) > answer
+	},
 	"unknown-tool-result": func(o string) bool {
 		return scriptLine(o, "2025-11-25", "t9", `"result":{"content":[{"text":"unknown tool","type":"text"}],"isError":true}`)
 	},
@@ -645,7 +663,8 @@ func TestFaultsLeaveTheRestAlone(t *testing.T) {
 		"unknown-uri-32602", "unsubscribe-error", "parse-error-bad-id", "ping-not-empty",
 		"tools-not-array", "tool-no-input-schema", "tool-input-schema-not-object", "duplicate-tool-names", "bad-tool-name",
 		"unknown-tool-result", "prompts-not-array", "prompt-no-name", "duplicate-prompt-names", "prompt-no-messages",
-		"prompt-bad-role", "prompt-content-array", "unknown-prompt-result", "prompt-missing-argument-accepted")
+		"prompt-bad-role", "prompt-content-array", "unknown-prompt-result", "prompt-missing-argument-accepted",
+		"progress-decreasing", "progress-not-number", "progress-unknown-token", "progress-after-response")
 	leavesTheRestAlone(t, modernVersion,
 		"discover-bad-shape", "negative-ttl", "cache-scope-varies", "no-result-type", "bad-result-type",
 		"envelope-not-required", "client-capabilities-not-required", "unsupported-version-served",

@@ -198,6 +198,10 @@ const (
 type ToolCall struct {
 	Rule   string `json:"rule"`
 	Format string `json:"format,omitempty"`
+	// Progress is how many notifications/progress a call whose request
+	// carries _meta.progressToken gets before its result (progress 1 to
+	// Progress, of total Progress); none when zero.
+	Progress int `json:"progress,omitempty"`
 }
 
 // Prompt is a prompt template: its messages' texts may hold {{argument}}

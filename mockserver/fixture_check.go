@@ -592,7 +592,7 @@ var toolNameSyntax = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 func checkTool(p *problems, path string, t Tool) *toolEntry {
 	te := &toolEntry{Tool: t, rule: CallEcho}
 	if t.Call != nil {
-		te.rule, te.format = t.Call.Rule, t.Call.Format
+		te.rule, te.format, te.progress = t.Call.Rule, t.Call.Format, t.Call.Progress
 	}
 	if !toolNameSyntax.MatchString(t.Name) {
 		p.add(path+".name", "tool name %q is not 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", t.Name)

@@ -16,9 +16,10 @@ import (
 // toolEntry is a tool of the fixture, ready to be called.
 type toolEntry struct {
 	Tool
-	input  *jsonschema.Schema // validates the arguments of every call
-	rule   string
-	format string
+	input    *jsonschema.Schema // validates the arguments of every call
+	rule     string
+	format   string
+	progress int // notifications/progress for a call with a token
 }
 
 // badToolName is the name bad-tool-name gives the first tool: a space and
@@ -149,7 +150,45 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 	if s.askInput("tools/call", name, params) {
 		return object{}, nil
 	}
+	s.toolProgress(t, name, requestMeta(params)["progressToken"])
 	return s.runTool(t, args), nil
+}
+
+// toolProgress queues the notifications/progress of a call of a tool that
+// reports progress, when its request carried a progress token: progress 1
+// to n of total n, each before the result ("Progress notifications MUST
+// only reference tokens that: Were provided in an active request"), each
+// higher than the last ("The progress value MUST increase with each
+// notification"). The progress faults break one of those.
+func (s *server) toolProgress(t *toolEntry, name string, token json.RawMessage) {
+	n := t.progress
+	if n == 0 || !validID(token) || s.variants.has("progress-notifications") {
+		// Under progress-notifications the request has its progress
+		// already: one reporter per request, or the values would repeat.
+		return
+	}
+	if s.faults.has("progress-unknown-token") {
+		token = marshal("mock-other-" + strings.Trim(string(token), `"`))
+	}
+	for i := 1; i <= n; i++ {
+		var progress any = s.fraction(float64(i))
+		switch {
+		case s.faults.has("progress-decreasing"):
+			progress = s.fraction(float64(n + 1 - i))
+		case s.faults.has("progress-not-number"):
+			progress = fmt.Sprintf("%d/%d", i, n)
+		}
+		params := object{"progressToken": token, "progress": progress, "total": s.fraction(float64(n))}
+		if s.atLeast(v20250326) {
+			params["message"] = fmt.Sprintf("%s: step %d of %d", short(name), i, n)
+		}
+		m := &outMsg{kind: kindNotification, method: "notifications/progress", params: s.dressParams(params)}
+		if i == n && s.faults.has("progress-after-response") {
+			s.pending = append(s.pending, m) // after the response
+			continue
+		}
+		s.pre = append(s.pre, m)
+	}
 }
 
 // unknownTool answers a call of a tool the server does not have: -32602
@@ -168,6 +207,10 @@ func (s *server) unknownTool(name string) (any, *rpcError) {
 // runTool applies a tool's call rule to arguments that passed its
 // inputSchema, then the result faults and variants.
 func (s *server) runTool(t *toolEntry, args map[string]any) object {
+	if t.Name == purgeTool && s.variants.has("readonly-hint-untrue") {
+		// What a client that trusted the annotation would have done.
+		fmt.Fprintf(s.errOut, "mockserver: %s ran: every note deleted (readonly-hint-untrue)\n", purgeTool)
+	}
 	var result object
 	switch t.rule {
 	case CallSum:

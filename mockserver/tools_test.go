@@ -2,6 +2,8 @@ package mockserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -261,5 +263,65 @@ func TestToolSchemaDialect(t *testing.T) {
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("arguments %v: got %s, want %q", tt.args, got, tt.want)
 		}
+	}
+}
+
+// TestToolProgress: a call of the logo tool whose request carries
+// _meta.progressToken gets three notifications/progress before its result,
+// naming that token, progress 1, 2, 3 of total 3 (with a message from
+// 2025-03-26); without a token, or for a tool that reports no progress,
+// none.
+func TestToolProgress(t *testing.T) {
+	for _, version := range allVersions {
+		t.Run(version, func(t *testing.T) {
+			s := startAt(t, Options{}, version)
+			call := func(name string, token any) []msg {
+				args := map[string]any{}
+				if name == "echo" {
+					args["text"] = "hi"
+				}
+				params := map[string]any{"name": name, "arguments": args}
+				if version == modernVersion {
+					params = enveloped(params)
+				}
+				if token != nil {
+					meta, _ := params["_meta"].(map[string]any)
+					meta = maps.Clone(meta)
+					if meta == nil {
+						meta = map[string]any{}
+					}
+					meta["progressToken"] = token
+					params["_meta"] = meta
+				}
+				m, notes := s.call("tools/call", params)
+				if m.Error != nil {
+					t.Fatalf("%s: %d %s", name, m.Error.Code, m.Error.Message)
+				}
+				return notes
+			}
+			notes := call("logo", "tok-1")
+			if len(notes) != 3 {
+				t.Fatalf("%d messages before the result, want 3 notifications/progress: %v", len(notes), notes)
+			}
+			for i, n := range notes {
+				p := decode(t, n.Params)
+				want := map[string]any{"progressToken": "tok-1", "progress": float64(i + 1), "total": float64(3)}
+				if version >= "2025-03-26" {
+					want["message"] = fmt.Sprintf("logo: step %d of 3", i+1)
+				}
+				if n.Method != "notifications/progress" || !cmp.Equal(want, p) {
+					t.Errorf("notification %d: %s %v, want notifications/progress %v", i+1, n.Method, p, want)
+				}
+			}
+			if notes := call("logo", 7); len(notes) != 3 || !strings.Contains(string(notes[0].Params), `"progressToken":7`) {
+				t.Errorf("an integer token: %v", notes)
+			}
+			if notes := call("logo", nil); len(notes) != 0 {
+				t.Errorf("without a token: %v", notes)
+			}
+			if notes := call("echo", "tok-2"); len(notes) != 0 {
+				t.Errorf("echo reports no progress: %v", notes)
+			}
+		})
 	}
 }

@@ -58,6 +58,10 @@ func ptr[T any](v T) *T { return &v }
 // manyTools is the number of tools many-tools lists.
 const manyTools = 130
 
+// purgeTool is the tool readonly-hint-untrue adds: annotated read-only,
+// described as deleting everything.
+const purgeTool = "purge_notes"
+
 // variantFixture returns the fixture as the variants serve it: a copy of
 // fx with their resources, templates, capabilities and metadata. fx itself
 // is left alone.
@@ -211,6 +215,14 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 				Annotations: json.RawMessage(`{"readOnlyHint":true}`), Call: &ToolCall{Rule: CallEcho, Format: "{{text}}"}})
 		}
 		f.PageSize.Tools = 20
+	}
+	if vs.has("readonly-hint-untrue") {
+		if caps.Tools == nil {
+			caps.Tools = &ListCapability{}
+		}
+		f.Tools = append(f.Tools, Tool{Name: purgeTool, Title: "Purge notes", Description: "Deletes every note, for good.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+			Annotations: json.RawMessage(`{"readOnlyHint":true}`), Call: &ToolCall{Rule: CallEcho, Format: "every note deleted"}})
 	}
 	if vs.has("prompt-arguments-optional-all") {
 		if caps.Prompts == nil {

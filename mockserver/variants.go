@@ -199,6 +199,8 @@ var variantCatalogue = []variantDef{
 		why: "CallToolResult.content may hold every content block type the version defines (TOOLS-18): EmbeddedResource always, AudioContent from 2025-03-26, ResourceLink from 2025-06-18"},
 	{Variant: Variant{Name: "unknown-tool-other-error", Versions: handshakeVersions, Description: "answers tools/call of a tool it does not have with -32601 instead of -32602"},
 		why: "before 2026-07-28 the spec only says that errors in finding the tool \"should be reported as an MCP error response\" (schema CallToolResult.isError, TOOLS-21), and -32602 is just the code of the tools page's example; 2026-07-28 names -32602 (InvalidParamsError), so only the handshake versions are served"},
+	{Variant: Variant{Name: "readonly-hint-untrue", Description: `lists one tool more, purge_notes, annotated readOnlyHint: true although it deletes every note; each call of it writes "purge_notes ran" to stderr, so a run shows whether it was called`},
+		why: "annotations are hints (TOOLS-10), and the tools page says clients \"MUST consider tool annotations to be untrusted unless they come from trusted servers\": no sentence binds a server to annotate truthfully, so a client may not rely on them"},
 	{Variant: Variant{Name: "completion-has-more", Description: "answers completion/complete with the first matching value only, total counting all of them and hasMore true when more match"},
 		why: "total may exceed the number of values sent, and hasMore says more exist (COMP-03, COMP-04)"},
 	{Variant: Variant{Name: "no-completions", Description: "declares no completions and answers completion/complete with -32601"},

@@ -1099,6 +1099,25 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		}
 		t.Errorf("no ping with the id 9007199254740993 among %v", v.notes)
 	},
+	"readonly-hint-untrue": func(t *testing.T, v *vsession) {
+		tools, _, _ := v.walkList("tools/list", "tools")
+		purge := tools[len(tools)-1]
+		if purge["name"] != purgeTool || !strings.Contains(purge["description"].(string), "Deletes every note") {
+			t.Fatalf("the last tool is %v, want %s, which deletes every note", purge, purgeTool)
+		}
+		if v.version >= "2025-03-26" && !reflect.DeepEqual(purge["annotations"], map[string]any{"readOnlyHint": true}) {
+			t.Errorf("annotations %v, want readOnlyHint: true", purge["annotations"])
+		}
+		if strings.Contains(v.stderr.String(), "purge_notes ran") {
+			t.Fatal("stderr says purge_notes ran before it was called")
+		}
+		if text := callText(t, v, purgeTool, map[string]any{}); text != "every note deleted" {
+			t.Errorf("%s answered %q", purgeTool, text)
+		}
+		if !strings.Contains(v.stderr.String(), "purge_notes ran") {
+			t.Errorf("stderr %q does not say purge_notes ran", v.stderr.String())
+		}
+	},
 	"stderr-chatter": func(t *testing.T, v *vsession) {
 		if got := v.stderr.String(); strings.Count(got, "\n") < 2 {
 			t.Errorf("stderr %q", got)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -88,6 +89,23 @@ func validID(raw json.RawMessage) bool {
 	return integerToken.Match(raw)
 }
 
+// coercedID is the integer a server that reads ids into integers makes of
+// a fractional or boolean id (the id-coerced fault): 1.5 becomes 1, true 1
+// and false 0.
+func coercedID(raw json.RawMessage) (json.RawMessage, bool) {
+	switch string(raw) {
+	case "true":
+		return json.RawMessage("1"), true
+	case "false":
+		return json.RawMessage("0"), true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.IsInf(f, 0) || math.Abs(f) > 1<<53 {
+		return nil, false
+	}
+	return json.RawMessage(strconv.FormatInt(int64(math.Trunc(f)), 10)), true
+}
+
 // decodeEnvelope checks one message against JSON-RPC 2.0 and MCP. It returns
 // the message, or an error response for an invalid one, or neither for a
 // message that gets no answer (a client response, or a notification whose
@@ -135,6 +153,9 @@ func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 	if !validID(idRaw) {
 		if string(idRaw) == "null" && s.faults.has("id-null-accepted") && paramsOK {
 			return &incoming{id: json.RawMessage("null"), method: method, params: params}, nil
+		}
+		if id, ok := coercedID(idRaw); ok && s.faults.has("id-coerced") && paramsOK {
+			return &incoming{id: id, method: method, params: params}, nil
 		}
 		return invalid(nil, `"id" must be a string or an integer`)
 	}

@@ -43,7 +43,9 @@ type Report struct {
 	// Stale lists baseline entries whose checks no longer fail.
 	Stale []string `json:"stale,omitempty"`
 	// Interrupted is set when the run was cut short (signal or run
-	// deadline, or a judging budget): the verdict is then "error".
+	// deadline, or a judging budget; or a usage error found only once the
+	// server listed its tools: --call-tools naming one it does not list,
+	// and then no result is judged): the verdict is then "error".
 	Interrupted string `json:"interrupted,omitempty"`
 	// Incomplete lists what the run could not see although it ran to its
 	// end: processes the harness stopped past a budget of its own (a

@@ -178,7 +178,7 @@ if command -v node >/dev/null; then
 fi
 if [ -n "$everything" ]; then
   time_pair "server-everything" -- node "$everything" stdio
-  time_pair "server-everything, --call-tools none" --call-tools none -- node "$everything" stdio
+  time_pair "server-everything, --call-tools readonly" --call-tools readonly -- node "$everything" stdio
   time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
 else
   echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"

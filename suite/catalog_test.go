@@ -26,10 +26,20 @@ func checkedRequirements(t *testing.T) map[string][]string {
 	by := map[string][]string{}
 	for _, c := range checks.All() {
 		by[c.Requirement] = append(by[c.Requirement], c.ID)
+		for _, r := range c.Also {
+			by[r] = append(by[r], c.ID)
+		}
 	}
 	for _, f := range files {
 		for _, tt := range f.Tests {
 			by[tt.Requirement] = append(by[tt.Requirement], tt.ID)
+			// An outcome may grade under a requirement of its own (a
+			// wrong error code only a SHOULD names): that tests it too.
+			for _, o := range tt.Expect {
+				if o.Requirement != "" && o.Requirement != tt.Requirement && !slices.Contains(by[o.Requirement], tt.ID) {
+					by[o.Requirement] = append(by[o.Requirement], tt.ID)
+				}
+			}
 		}
 	}
 	return by

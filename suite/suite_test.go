@@ -110,10 +110,13 @@ func mockCommand(args ...string) ([]string, []string) {
 
 // mockConfig returns a suite configuration whose target is the reference
 // server with args of `mcpconform mock` (--fault NAME, --variant NAME,
-// --fixture FILE).
+// --fixture FILE). The reference server is trusted and its tools change
+// nothing: every listed tool is called (--call-tools all), so that the
+// checks of tool results are proven both ways.
 func mockConfig(args ...string) execute.Config {
 	argv, env := mockCommand(args...)
-	return execute.Config{Command: argv, Env: mockclient.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second}
+	return execute.Config{Command: argv, Env: mockclient.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second,
+		CallTools: checks.ToolPolicy{Mode: checks.CallAll}}
 }
 
 // faultConfig is mockConfig for a server with the given faults.
@@ -142,6 +145,7 @@ func TestConformance(t *testing.T) {
 		if json.Unmarshal([]byte(cmd), &argv) != nil {
 			argv = strings.Fields(cmd)
 		}
+		// A server of the user's: no tool is called, as by default.
 		cfg = execute.Config{Command: argv, Env: mockclient.Environment(nil, true)}
 	}
 	run, err := execute.Execute(context.Background(), cfg)

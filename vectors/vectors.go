@@ -113,6 +113,11 @@ func (s Step) SilenceRecorded() bool { return s.Request != nil && s.Request.Time
 // Outcome is one acceptable (or graded) outcome.
 type Outcome struct {
 	Verdict string `json:"verdict"`
+	// Requirement, when set, is the catalogue requirement this outcome's
+	// verdict rests on, when it is not the test's own: the result then
+	// carries that requirement, its level and its quote. A test of a MUST
+	// whose wrong error code only a SHOULD names grades the code so.
+	Requirement string `json:"requirement,omitempty"`
 	// Versions restricts the outcome to sessions of these versions.
 	Versions []string `json:"versions,omitempty"`
 	Note     string   `json:"note,omitempty"`

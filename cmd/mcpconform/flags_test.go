@@ -10,9 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // runCLIEnv is runCLIIn with extra environment variables.
@@ -80,6 +85,16 @@ func TestFlagsRefuseNonsense(t *testing.T) {
 		{[]string{"--report-dir", "-"}, []string{"--report-dir -", "--json -"}},
 		{[]string{"--color", "sometimes"}, []string{"-color", "--color=never"}},
 		{[]string{"--no-color", "--color=always"}, []string{"--no-color and --color=always"}},
+		{[]string{"--call-tools", "ALL"}, []string{`--call-tools "ALL"`, "did you mean --call-tools all?"}},
+		{[]string{"--call-tools", "None"}, []string{`--call-tools "None"`, "did you mean --call-tools none?"}},
+		{[]string{"--call-tools", "read-only"}, []string{`--call-tools "read-only"`, "did you mean --call-tools readonly?"}},
+		{[]string{"--call-tools", "*"}, []string{`--call-tools "*"`, "did you mean --call-tools all?"}},
+		{[]string{"--call-tools", "echo,ALL"}, []string{`--call-tools "echo,ALL"`, "did you mean --call-tools all?"}},
+		{[]string{"--call-tools", ""}, []string{`--call-tools ""`, "--call-tools readonly"}},
+		{[]string{"--call-tools", " , "}, []string{`--call-tools " , "`, "--call-tools echo,add"}},
+		{[]string{"--call-tools", "echo,,add"}, []string{`--call-tools "echo,,add"`, "an empty tool name", "--call-tools echo,add"}},
+		{[]string{"--call-tools", "all,echo"}, []string{`--call-tools "all,echo"`, "write --call-tools all alone"}},
+		{[]string{"--call-tools", "echo\tadd"}, []string{"control character", "--call-tools echo,add"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -116,6 +131,8 @@ func TestFlagsAccepted(t *testing.T) {
 		{"--run-timeout", "1m", "--timeout", "2m", "--only", "area:ping"}, // a short run with a long request deadline is a choice
 		{"--parallel", "1", "--max-message-size", "65536", "--grace", "100ms", "--only", "area:ping"},
 		{"--color=NEVER", "--only", "area:ping"},
+		{"--call-tools", " readonly ", "--only", "area:ping"},
+		{"--call-tools", "echo, add", "--only", "area:ping"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -399,8 +416,8 @@ func recordedPIDs(t *testing.T, path string) map[string]bool {
 
 func TestNearestSelector(t *testing.T) {
 	catalogue := []checkEntry{
-		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"})},
-		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil)},
+		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"}, nil)},
+		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil, nil)},
 	}
 	for sel, want := range map[string]string{
 		"area:resource":  "area:resources",
@@ -419,89 +436,173 @@ func TestNearestSelector(t *testing.T) {
 	}
 }
 
-// TestToolCallPolicy proves with the mock's record of every line it was
-// sent that a tool annotated destructiveHint is never called by default,
-// that read-only ones are, and that --call-tools none and NAME are obeyed;
-// the report says which tools were called.
+// TestToolCallPolicy proves from the evidence of each run (every line
+// mcpconform sent, every line of the server's stderr) that a default run
+// calls no tool, not even one annotated readOnlyHint: true that in truth
+// deletes everything (the mock's readonly-hint-untrue variant, which says
+// on stderr when it ran), and that --call-tools readonly, all and NAME are
+// obeyed; the report says which tools were called.
 func TestToolCallPolicy(t *testing.T) {
 	t.Parallel()
+	all := []string{"add", "delete_note", "echo", "logo", "purge_notes"}
 	for _, tc := range []struct {
-		flag      []string
-		called    []string
-		notCalled []string
+		flag   []string
+		called []string
 	}{
-		{nil, []string{"add", "echo", "logo"}, []string{"delete_note"}},
-		{[]string{"--call-tools", "none"}, nil, []string{"add", "delete_note", "echo", "logo"}},
-		{[]string{"--call-tools", "delete_note"}, []string{"delete_note"}, []string{"add", "echo", "logo"}},
+		{nil, nil},
+		{[]string{"--call-tools", "none"}, nil},
+		{[]string{"--call-tools", "readonly"}, []string{"add", "echo", "logo", "purge_notes"}},
+		{[]string{"--call-tools", "delete_note"}, []string{"delete_note"}},
+		{[]string{"--call-tools", "all"}, all},
 	} {
 		t.Run(strings.Join(append([]string{"default"}, tc.flag...), " "), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			rec := filepath.Join(dir, "rec.jsonl")
-			args := append(append([]string{"--json", "r.json", "--only", "area:tools"}, tc.flag...), "--", cliBinary(t), "mock", "--record", rec)
+			args := append(append([]string{"--json", "r.json", "--evidence", "ev.json", "--only", "area:tools"}, tc.flag...), "--", cliBinary(t), "mock", "--variant", "readonly-hint-untrue")
 			if r := runCLIIn(t, dir, args...); r.code != exitConformant {
 				t.Fatalf("%v", r)
 			}
-			sent := calledTools(t, rec)
-			for _, name := range tc.called {
-				if !sent[name] {
-					t.Errorf("%s was not called", name)
+			sent, ran := calledInEvidence(t, filepath.Join(dir, "ev.json"))
+			for _, name := range all {
+				if want := slices.Contains(tc.called, name); sent[name] != want {
+					t.Errorf("%s: called %v, want %v", name, sent[name], want)
 				}
 			}
-			for _, name := range tc.notCalled {
-				if sent[name] {
-					t.Errorf("%s was called", name)
-				}
+			if want := slices.Contains(tc.called, "purge_notes"); ran != want {
+				t.Errorf("the server's stderr says purge_notes ran: %v, want %v", ran, want)
 			}
-			var rep struct {
-				Target struct {
-					ToolCalls []struct {
-						Name   string
-						Called bool
-						Why    string
-					}
-				}
-			}
-			data, err := os.ReadFile(filepath.Join(dir, "r.json"))
-			if err != nil || json.Unmarshal(data, &rep) != nil {
-				t.Fatalf("report: %v", err)
-			}
+			rep := toolCallsOfReport(t, filepath.Join(dir, "r.json"))
 			said := map[string]bool{}
-			for _, c := range rep.Target.ToolCalls {
+			for _, c := range rep.ToolCalls {
 				said[c.Name] = true
 				if c.Called != sent[c.Name] || !c.Called && c.Why == "" {
-					t.Errorf("the report says %+v; the mock was sent a call: %v", c, sent[c.Name])
+					t.Errorf("the report says %+v; the evidence shows a call: %v", c, sent[c.Name])
 				}
 			}
-			if len(said) != 4 {
-				t.Errorf("the report names %d tools, want the 4 listed", len(said))
+			if len(said) != len(all) {
+				t.Errorf("the report names %d tools, want the %d listed", len(said), len(all))
 			}
 		})
 	}
 }
 
-// calledTools returns the names of the tools a --record file shows were
-// called (tools/call requests the mock read).
-func calledTools(t *testing.T, path string) map[string]bool {
-	t.Helper()
-	data, err := os.ReadFile(path)
+// TestCallToolsUnlisted: --call-tools naming a tool the server does not
+// list is a usage error, found at discovery: the run stops there, calls
+// nothing, exits 2 with one line naming the unknown tool and the tools the
+// server lists, and writes a report that says so.
+func TestCallToolsUnlisted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runCLIIn(t, dir, "--json", "r.json", "--evidence", "ev.json", "--call-tools", "echo,nope", "--", cliBinary(t), "mock")
+	if r.code != exitUsage {
+		t.Fatalf("got exit %d, want 2\n%v", r.code, r)
+	}
+	for _, w := range []string{`mcpconform: --call-tools echo,nope: the server lists no tool named "nope"`, "it lists echo, add, logo, delete_note", "stopped after discovery"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
+	}
+	if sent, _ := calledInEvidence(t, filepath.Join(dir, "ev.json")); len(sent) > 0 {
+		t.Errorf("tools were called: %v", sent)
+	}
+	var rep struct {
+		Interrupted string
+		Results     []json.RawMessage
+		Summary     struct{ Verdict string }
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if !strings.Contains(rep.Interrupted, `no tool named "nope"`) || len(rep.Results) != 0 || rep.Summary.Verdict != "error" {
+		t.Errorf("the report says %q with %d results, verdict %s; want why the run stopped, no results, error", rep.Interrupted, len(rep.Results), rep.Summary.Verdict)
+	}
+	// A server without the tools capability lists no tool at all.
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "mockserver", "testdata", "triggers.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	called := map[string]bool{}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		var m struct {
-			Dir string `json:"dir"`
-			Msg struct {
-				Method string `json:"method"`
-				Params struct {
-					Name string `json:"name"`
-				} `json:"params"`
-			} `json:"msg"`
+	r = runCLI(t, "--call-tools", "echo", "--", cliBinary(t), "mock", "--fixture", fixture)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "declares no tools capability") {
+		t.Errorf("against a server without tools: %v", r)
+	}
+}
+
+// TestBuiltInRunCallsItsOwnTools: with no server command the suite judges
+// its own reference server, whose tools are all called: the report says
+// --call-tools all and names every tool called. --call-tools given still
+// wins.
+func TestBuiltInRunCallsItsOwnTools(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flag   []string
+		policy string
+		called bool
+	}{
+		{nil, "all", true},
+		{[]string{"--call-tools", "none"}, "none", false},
+	} {
+		dir := t.TempDir()
+		r := runCLIIn(t, dir, append([]string{"--json", "r.json", "--only", "area:tools"}, tc.flag...)...)
+		if r.code != exitConformant || !strings.Contains(r.stdout, "(--call-tools "+tc.policy+")") {
+			t.Fatalf("%v", r)
 		}
-		if json.Unmarshal(line, &m) == nil && m.Dir == "in" && m.Msg.Method == "tools/call" {
-			called[m.Msg.Params.Name] = true
+		rep := toolCallsOfReport(t, filepath.Join(dir, "r.json"))
+		if rep.CallTools != tc.policy || len(rep.ToolCalls) != 4 {
+			t.Fatalf("%v: the report says --call-tools %q and %d tools, want %s and 4", tc.flag, rep.CallTools, len(rep.ToolCalls), tc.policy)
+		}
+		for _, c := range rep.ToolCalls {
+			if c.Called != tc.called {
+				t.Errorf("%v: %s called %v, want %v", tc.flag, c.Name, c.Called, tc.called)
+			}
 		}
 	}
-	return called
+}
+
+// reportedToolCalls is the target's account of tool calls in a JSON report.
+type reportedToolCalls struct {
+	CallTools string
+	ToolCalls []struct {
+		Name   string
+		Called bool
+		Why    string
+	}
+}
+
+func toolCallsOfReport(t *testing.T, path string) reportedToolCalls {
+	t.Helper()
+	var rep struct{ Target reportedToolCalls }
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("report: %v", err)
+	}
+	return rep.Target
+}
+
+// calledInEvidence returns the names of the tools an evidence file shows
+// mcpconform sent tools/call for, and whether a server's stderr said
+// purge_notes ran.
+func calledInEvidence(t *testing.T, path string) (map[string]bool, bool) {
+	t.Helper()
+	run, err := evidence.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called, ran := map[string]bool{}, false
+	for _, p := range run.Processes {
+		for _, e := range p.Entries() {
+			switch e.Dir {
+			case transcript.Send:
+				for _, m := range e.Msgs {
+					if m.Method == "tools/call" {
+						name, _ := wire.String(wire.Object(m.Params)["name"])
+						called[name] = true
+					}
+				}
+			case transcript.Stderr:
+				ran = ran || strings.Contains(string(e.Data), "purge_notes ran")
+			}
+		}
+	}
+	return called, ran
 }

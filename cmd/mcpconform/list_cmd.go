@@ -36,9 +36,42 @@ func (e checkEntry) names() checkNames {
 }
 
 // labels mirrors the labels results carry: the levels the requirement
-// has across versions, the area, the flags.
-func labels(levels []string, area string, flags []string) []string {
-	return append(append(append([]string{}, levels...), "area:"+area), flags...)
+// has across versions, the area, the flags; and, for each other
+// requirement a result may be reported under (also), its levels and
+// "requirement:" with its id.
+func labels(levels []string, area string, flags []string, also []string) []string {
+	out := append(append(append([]string{}, levels...), "area:"+area), flags...)
+	for _, r := range also {
+		_, more, _ := newestLevel(r)
+		for _, l := range more {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+		out = append(out, "requirement:"+r)
+	}
+	return out
+}
+
+// outcomeRequirements lists the requirements a vector test's results may
+// be reported under besides its own: those its outcomes name, and the
+// id-echo requirements when it writes lines on purpose (a robustness
+// probe), whose replies the judge checks for a changed id.
+func outcomeRequirements(t *vectors.Test) []string {
+	var out []string
+	add := func(r string) {
+		if r != "" && r != t.Requirement && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	for _, o := range t.Expect {
+		add(o.Requirement)
+	}
+	if checks.Provoking(t) {
+		add("JSONRPC-05")
+		add("JSONRPC-16")
+	}
+	return out
 }
 
 // requirementEntry is one row of the coverage listing: a catalogue
@@ -217,6 +250,11 @@ func coverage(entries []checkEntry) []requirementEntry {
 	by := map[string][]string{}
 	for _, e := range entries {
 		by[e.Requirement] = append(by[e.Requirement], e.ID)
+		for _, l := range e.Labels {
+			if r, ok := strings.CutPrefix(l, "requirement:"); ok && !slices.Contains(by[r], e.ID) {
+				by[r] = append(by[r], e.ID)
+			}
+		}
 	}
 	var out []requirementEntry
 	for _, r := range catalog.All() {
@@ -229,12 +267,12 @@ func listChecks(files []*vectors.File) []checkEntry {
 	var out []checkEntry
 	for _, c := range checks.All() {
 		level, levels, url := newestLevel(c.Requirement)
-		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags)})
+		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also)})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {
 			level, levels, url := newestLevel(t.Requirement)
-			out = append(out, checkEntry{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags)})
+			out = append(out, checkEntry{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags, outcomeRequirements(t))})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })

@@ -56,6 +56,11 @@ func (c checkNames) candidates() []string {
 	}
 	for _, l := range c.Labels {
 		out = append(out, strings.ToLower(l))
+		if r, ok := strings.CutPrefix(l, "requirement:"); ok {
+			// Another requirement the check's results may be reported
+			// under, or the one it is filed under: a bare id selects it.
+			out = append(out, strings.ToLower(r))
+		}
 	}
 	return out
 }

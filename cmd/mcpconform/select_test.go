@@ -62,17 +62,23 @@ func TestFilterResults(t *testing.T) {
 		{ID: "a-one", Requirement: "A-01", Level: "MUST", Area: "a", Labels: []string{"level:MUST", "area:a"}},
 		{ID: "a-two", Requirement: "A-02", Level: "SHOULD", Area: "a", Labels: []string{"level:SHOULD", "area:a", "robustness"}},
 		{ID: "b-one", Requirement: "B-01", Level: "MUST", Area: "b", Labels: []string{"level:MUST", "area:b"}},
+		// A result of a test filed under B-02 whose verdict rests on C-01.
+		{ID: "b-two", Requirement: "C-01", Level: "SHOULD", Area: "b", Labels: []string{"level:SHOULD", "area:b", "requirement:B-02"}},
 	}
 	for _, tc := range []struct {
 		only, skip []string
 		want       []string
 	}{
-		{nil, nil, []string{"a-one", "a-two", "b-one"}},
+		{nil, nil, []string{"a-one", "a-two", "b-one", "b-two"}},
 		{[]string{"area:a"}, nil, []string{"a-one", "a-two"}},
 		{[]string{"must"}, nil, []string{"a-one", "b-one"}},
-		{nil, []string{"robustness"}, []string{"a-one", "b-one"}},
+		{nil, []string{"robustness"}, []string{"a-one", "b-one", "b-two"}},
 		{[]string{"a-*"}, []string{"level:should"}, []string{"a-one"}},
 		{[]string{"B-01", "A-02"}, nil, []string{"a-two", "b-one"}},
+		{[]string{"B-02"}, nil, []string{"b-two"}},
+		{[]string{"C-01"}, nil, []string{"b-two"}},
+		{[]string{"requirement:b-02"}, nil, []string{"b-two"}},
+		{nil, []string{"B-02"}, []string{"a-one", "a-two", "b-one"}},
 		{nil, []string{"*"}, nil},
 	} {
 		only, _ := parseSelectors("only", tc.only)
@@ -96,7 +102,9 @@ func TestCatalogueSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	checks := listChecks(files)
-	for _, sel := range []string{"level:MUST", "area:resources", "robustness", "resources-read-*", "RES-READ-05", "must not", "LIFE-01"} {
+	// ERR-15 is only ever an outcome's requirement: results of tests filed
+	// under ERR-04 and others may be reported under it.
+	for _, sel := range []string{"level:MUST", "area:resources", "robustness", "resources-read-*", "RES-READ-05", "must not", "LIFE-01", "ERR-15"} {
 		s, _ := parseSelectors("only", []string{sel})
 		if bad, ok := unmatchedSelector(s, checks); ok {
 			t.Errorf("%q matches no check of the catalogue", bad.text)
@@ -164,6 +172,36 @@ func TestNamesWord(t *testing.T) {
 	} {
 		if got := namesWord(tc.text, tc.name); got != tc.want {
 			t.Errorf("namesWord(%q, %q) = %v, want %v", tc.text, tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWantedByOutcomeRequirement: a test whose outcomes may rest on
+// another requirement (a wrong error code graded under ERR-15) runs when
+// --only names that requirement, and is not left out by --skip naming it,
+// since its other results are reported under its own.
+func TestWantedByOutcomeRequirement(t *testing.T) {
+	files, err := vectors.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "resources-read-missing-uri-param" // filed under ERR-04
+	for _, tc := range []struct {
+		only, skip []string
+		want       bool
+	}{
+		{[]string{"ERR-15"}, nil, true},
+		{[]string{"ERR-04"}, nil, true},
+		{[]string{"level:SHOULD"}, nil, true},
+		{nil, []string{"ERR-15"}, true},
+		{nil, []string{"ERR-04"}, false},
+		{[]string{"ERR-13"}, nil, false},
+	} {
+		o := &options{}
+		o.onlySel, _ = parseSelectors("only", tc.only)
+		o.skipSel, _ = parseSelectors("skip", tc.skip)
+		if got := wanted(o, files)(id); got != tc.want {
+			t.Errorf("--only %v --skip %v: %s runs: got %v, want %v", tc.only, tc.skip, id, got, tc.want)
 		}
 	}
 }

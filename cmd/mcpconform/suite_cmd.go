@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,13 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.builtIn = len(command) == 0
+	fs.Visit(func(f *flag.Flag) { o.callToolsSet = o.callToolsSet || f.Name == "call-tools" })
+	if o.builtIn && !o.callToolsSet {
+		// The built-in reference server's tools are the suite's own and
+		// change nothing: calling them all keeps the tool checks proven.
+		// The report's tools line says so (--call-tools all).
+		o.callTools, o.toolPolicy = checks.CallAll, checks.ToolPolicy{Mode: checks.CallAll}
+	}
 	if len(command) == 0 {
 		self, err := os.Executable()
 		if err != nil {
@@ -172,6 +180,11 @@ func checkDestinations(o *options, stderr io.Writer) (int, bool) {
 // planned check is in it (one that was not judged is an error saying so),
 // and a run cut short has the verdict "error" and its own exit code.
 func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.File, stop *interrupts, stderr io.Writer) (*reports.Report, int) {
+	if run.Unlisted != nil {
+		rep := unlistedReport(run)
+		fmt.Fprintf(stderr, "mcpconform: %s\n", rep.Interrupted)
+		return rep, exitUsage
+	}
 	files, err := suite.VectorFiles(run)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
@@ -234,6 +247,46 @@ func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.Fil
 		code = exitIncomplete
 	}
 	return rep, code
+}
+
+// unlistedReport is the report of a run that stopped at discovery because
+// --call-tools named a tool the server does not list: nothing is judged,
+// and the report says why (the caller prints it and exits 2).
+func unlistedReport(run *evidence.Run) *reports.Report {
+	rep := &reports.Report{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpconform", Version: version},
+		StartedAt:     run.Started.UTC(),
+		DurationMs:    run.Duration.Milliseconds(),
+		Interrupted:   unlistedText(run),
+		Target:        target(run),
+		Results:       []reports.Result{},
+	}
+	for i := range rep.Target.ToolCalls {
+		rep.Target.ToolCalls[i].Why = "the run stopped after discovery: --call-tools names a tool the server does not list"
+	}
+	rep.Count()
+	rep.Summary.Verdict = reports.ErrorVerdict
+	return rep
+}
+
+// unlistedText says which tools --call-tools named that the server does
+// not list, and what it lists.
+func unlistedText(run *evidence.Run) string {
+	u := run.Unlisted
+	quoted := make([]string, len(u.Names))
+	for i, n := range u.Names {
+		quoted[i] = strconv.Quote(n)
+	}
+	lists := "lists " + strings.Join(u.Listed, ", ")
+	switch {
+	case u.NoTools:
+		lists = "declares no tools capability"
+	case len(u.Listed) == 0:
+		lists = "lists no tools"
+	}
+	return reports.Escape(fmt.Sprintf("--call-tools %s: the server lists no tool named %s (in its %s session it %s). The run stopped after discovery; name tools it lists, or write --call-tools none, readonly or all",
+		checks.RecordedToolPolicy(run.CallTools), strings.Join(quoted, " or "), u.Version, lists))
 }
 
 // judgeBudget bounds judging: evidence a hostile server shaped to be slow
@@ -307,8 +360,7 @@ func judgeWithin(run *evidence.Run, files []*vectors.File, term *os.File, stop *
 func target(run *evidence.Run) reports.Target {
 	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes), ToolCalls: checks.ToolCallsOf(run)}
 	if len(t.ToolCalls) > 0 {
-		p, _ := checks.ParseToolPolicy(run.CallTools)
-		t.CallTools = p.String()
+		t.CallTools = checks.RecordedToolPolicy(run.CallTools).String()
 	}
 	if len(run.Versions) > 0 {
 		if s := run.Session(run.Versions[0]); s != nil {
@@ -329,11 +381,11 @@ func target(run *evidence.Run) reports.Target {
 
 // wanted turns --only and --skip into the executor's selection, so that
 // a narrow run starts only what its checks need. It errs on the side of
-// running: a test runs when --only could select it in some version (a
-// level selector matches any level its requirement has), and --skip
-// leaves it out only by a name that is the same in every version (id,
-// requirement, area, flag). Results are then filtered exactly, version by
-// version.
+// running: a test runs when --only could select it in some version or
+// outcome (a level selector matches any level its requirements have), and
+// --skip leaves it out only by a name that is the same in every version
+// and outcome (id, its own requirement, area, flag). Results are then
+// filtered exactly, result by result.
 func wanted(o *options, files []*vectors.File) func(id string) bool {
 	if len(o.onlySel) == 0 && len(o.skipSel) == 0 {
 		return nil
@@ -351,7 +403,10 @@ func wanted(o *options, files []*vectors.File) func(id string) bool {
 		fixed.Level = ""
 		fixed.Labels = nil
 		for _, l := range n.Labels {
-			if !strings.HasPrefix(l, "level:") {
+			// Levels vary by version, and the other requirements a
+			// result may be reported under by outcome: neither leaves
+			// a test out before it ran.
+			if !strings.HasPrefix(l, "level:") && !strings.HasPrefix(l, "requirement:") {
 				fixed.Labels = append(fixed.Labels, l)
 			}
 		}

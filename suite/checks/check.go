@@ -37,6 +37,10 @@ type Check struct {
 	// Versions narrows the versions the check judges (nil: every version
 	// whose catalogue has the requirement).
 	Versions []string
+	// Also lists the requirements a result of the check may be reported
+	// under besides its own (Finding.Requirement), for listings and
+	// selection.
+	Also []string
 	// Judge decides.
 	Judge func(j *J) Finding
 }
@@ -93,6 +97,10 @@ type Finding struct {
 	// at the "schema" level and quotes it, whatever the requirement's own
 	// level.
 	Schema string
+	// Requirement, when set, is the requirement the verdict rests on when
+	// it is not the check's own (a wrong error code that only a SHOULD
+	// names): the result carries it, with its level and quote.
+	Requirement string
 }
 
 // Where is a stretch of one process's transcript.
@@ -185,6 +193,9 @@ func (c *Check) Result(j *J) (res reports.Result) {
 // Price turns a finding into the result's verdict, at the level the
 // catalogue gives the requirement in the result's version.
 func Price(res reports.Result, f Finding) reports.Result {
+	if f.Requirement != "" && f.Requirement != res.Requirement {
+		res = Rebase(res, f.Requirement)
+	}
 	sev := catalog.Info
 	if req, ok := catalog.Get(res.Requirement); ok {
 		if st, ok := req.In(res.ProtocolVersion); ok && req.Role != "client" {
@@ -233,6 +244,37 @@ func BaseResult(id, requirement, area, v string, flags []string) reports.Result 
 	}
 	res.Labels = append([]string{"level:" + res.Level, "area:" + area}, flags...)
 	return res
+}
+
+// Rebase returns res reported under requirement instead of its own: that
+// requirement's level, quote and link in the result's version, and the
+// label "requirement:" with the check's own requirement, which still
+// selects the result (--only, --skip). A requirement the version does not
+// have leaves res as it is.
+func Rebase(res reports.Result, requirement string) reports.Result {
+	if _, ok := catalogIn(requirement, res.ProtocolVersion); !ok {
+		return res
+	}
+	by := BaseResult(res.ID, requirement, res.Area, res.ProtocolVersion, nil)
+	own := res.Requirement
+	res.Requirement, res.Level, res.Spec, res.Quote = by.Requirement, by.Level, by.Spec, by.Quote
+	labels := []string{"level:" + by.Level}
+	for _, l := range res.Labels {
+		if !strings.HasPrefix(l, "level:") {
+			labels = append(labels, l)
+		}
+	}
+	res.Labels = append(labels, "requirement:"+own)
+	return res
+}
+
+// statement returns requirement id as version v states it.
+func statement(id, v string) (catalog.Statement, bool) {
+	r, ok := catalog.Get(id)
+	if !ok {
+		return catalog.Statement{}, false
+	}
+	return r.In(v)
 }
 
 // versionsFrom is the versions from v on, to narrow a check.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -34,6 +35,24 @@ func errorsChecks() []*Check {
 			Judge:       checkErrorMessages,
 		},
 	}
+}
+
+// StandardCodes is the requirement a wrong standard JSON-RPC error code is
+// graded under where no MUST sentence of the version names the code:
+// JSON-RPC 2.0 names -32700, -32600, -32601, -32602 and -32603 in a table
+// of pre-defined errors, with no MUST on using each, and MCP recommends
+// them ("Servers SHOULD return standard JSON-RPC errors").
+const StandardCodes = "ERR-15"
+
+// wrongCode marks a finding about a wrong error code: where the check's own
+// requirement would fail it (its sentence names the code without a
+// keyword, or not at all), it is graded under StandardCodes instead, so
+// that one wrong code gets one grade whichever check saw it.
+func wrongCode(f Finding, own, v string) Finding {
+	if st, ok := statement(own, v); ok && catalog.SeverityOf(st.Level) == catalog.Fail && !strings.HasPrefix(st.Level, "MUST") {
+		f.Requirement = StandardCodes
+	}
+	return f
 }
 
 func checkNotFoundCodeUse(j *J) Finding {

@@ -11,9 +11,10 @@ import (
 	"github.com/mcpconform/mcpconform/wire"
 )
 
-// metaChecks judge every _meta the server sends (META-*).
+// metaChecks judge every _meta the server sends (META-*), and the
+// progress notifications a progress token in a request's _meta asks for.
 func metaChecks() []*Check {
-	return []*Check{
+	return append([]*Check{
 		{
 			ID: "meta-key-format", Requirement: "META-02", Area: "meta",
 			Description: "every _meta key is an optional reverse-DNS prefix and a name in the spec's grammar",
@@ -40,7 +41,7 @@ func metaChecks() []*Check {
 			Description: "every _meta the server sends is an object",
 			Judge:       func(j *J) Finding { return checkMeta(j, "object") },
 		},
-	}
+	}, progressChecks()...)
 }
 
 var (

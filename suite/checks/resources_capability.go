@@ -32,6 +32,7 @@ func resourcesCapabilityChecks() []*Check {
 		{
 			ID: "undeclared-resources-method-not-found", Requirement: "RES-CAP-04", Area: "resources",
 			Description: "without the resources capability, resources/list gets -32601 method not found",
+			Also:        []string{StandardCodes},
 			Judge:       checkUndeclaredResources,
 		},
 	}
@@ -169,7 +170,10 @@ func checkUndeclaredResources(j *J) Finding {
 	case code == wire.CodeMethodNotFound:
 		return passed("resources/list gets -32601 without the capability")
 	default:
+		// 2026-07-28 names -32601 here in a definition with no keyword: a
+		// wrong code is then graded as every wrong standard code.
 		f.Outcome, f.Message = Violation, fmt.Sprintf("resources/list got %d; -32601 is the code for a method behind an undeclared capability", code)
+		f = wrongCode(f, "RES-CAP-04", j.Version)
 	}
 	return f
 }

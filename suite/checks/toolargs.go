@@ -12,45 +12,128 @@ import (
 )
 
 // ToolPolicy says which listed tools the suite may call. Calling a tool
-// may change the world the server acts on, so by default only tools whose
-// annotations say readOnlyHint: true are called.
+// may change the world the server acts on, and the tools page says
+// clients "MUST consider tool annotations to be untrusted unless they come
+// from trusted servers": no tool is called unless the user asks. The zero
+// value calls none.
 type ToolPolicy struct {
-	// Mode is "readonly" (the default), "all", "none" or "names".
+	// Mode is "none" (the default), "readonly" (the tools annotated
+	// readOnlyHint: true, the user vouching for the annotations), "all"
+	// or "names".
 	Mode string
 	// Names are the tools "names" allows.
 	Names []string
 }
 
-// ParseToolPolicy reads --call-tools: all, none, readonly, or a
-// comma-separated list of tool names.
+// Keywords of --call-tools; anything else is a list of tool names.
+const (
+	CallNone     = "none"
+	CallReadOnly = "readonly"
+	CallAll      = "all"
+)
+
+var toolKeywords = []string{CallNone, CallReadOnly, CallAll}
+
+// NoToolCalled is the reason a check of tool results gives when the
+// policy let the suite call no tool.
+const NoToolCalled = "no tool called: --call-tools none; pass --call-tools readonly|all|NAMES to judge tool results"
+
+// ParseToolPolicy reads --call-tools: none, readonly or all (exactly so,
+// in lower case), or a comma-separated list of tool names, spaces around
+// each ignored. A value that
+// is neither is an error: a keyword in another case or spelling (ALL,
+// read-only) is no tool name anyone meant, and a list with an empty
+// name, a keyword or a control character is a typo.
 func ParseToolPolicy(s string) (ToolPolicy, error) {
-	switch s {
-	case "", "readonly":
-		return ToolPolicy{Mode: "readonly"}, nil
-	case "all", "none":
-		return ToolPolicy{Mode: s}, nil
+	v := strings.TrimSpace(s)
+	if slices.Contains(toolKeywords, v) {
+		return ToolPolicy{Mode: v}, nil
+	}
+	if v == "" {
+		return ToolPolicy{}, fmt.Errorf("--call-tools %q: empty; want none, readonly, all or tool names separated by commas; write e.g. --call-tools readonly", s)
 	}
 	var names []string
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
+	for _, raw := range strings.Split(v, ",") {
+		n := strings.TrimSpace(raw)
+		switch {
+		case n == "":
+			return ToolPolicy{}, fmt.Errorf("--call-tools %q: an empty tool name in the list; write the names separated by single commas, e.g. --call-tools echo,add", s)
+		case slices.Contains(toolKeywords, n):
+			return ToolPolicy{}, fmt.Errorf("--call-tools %q: %s is a keyword and cannot be combined with tool names; write --call-tools %s alone, or only names", s, n, n)
+		case strings.IndexFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+			return ToolPolicy{}, fmt.Errorf("--call-tools %q: a tool name holds a control character; write the names the server lists, e.g. --call-tools echo,add", s)
+		}
+		if kw := nearKeyword(n); kw != "" {
+			return ToolPolicy{}, fmt.Errorf("--call-tools %q: keywords are lower case and exact; did you mean --call-tools %s?", s, kw)
+		}
+		if !slices.Contains(names, n) {
 			names = append(names, n)
 		}
-	}
-	if len(names) == 0 {
-		return ToolPolicy{}, fmt.Errorf("--call-tools %q: want all, none, readonly or tool names separated by commas", s)
 	}
 	return ToolPolicy{Mode: "names", Names: names}, nil
 }
 
+// nearKeyword returns the keyword n spells in another case or with
+// separators (ALL, Read-Only, read_only) or means (*, true, no), or "".
+func nearKeyword(n string) string {
+	squeezed := strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(n))
+	for _, kw := range toolKeywords {
+		if squeezed == kw {
+			return kw
+		}
+	}
+	switch squeezed {
+	case "*", "true", "yes", "on":
+		return CallAll
+	case "false", "no", "off":
+		return CallNone
+	}
+	return ""
+}
+
+// RecordedToolPolicy is the policy a run recorded (evidence.Run.CallTools).
+// Evidence recorded before the default became none says nothing when the
+// policy was readonly, the default then.
+func RecordedToolPolicy(s string) ToolPolicy {
+	if s == "" {
+		return ToolPolicy{Mode: CallReadOnly}
+	}
+	p, err := ParseToolPolicy(s)
+	if err != nil {
+		return ToolPolicy{Mode: CallNone}
+	}
+	return p
+}
+
 // String is the policy as --call-tools spells it.
 func (p ToolPolicy) String() string {
-	if p.Mode == "names" {
+	switch p.Mode {
+	case "names":
 		return strings.Join(p.Names, ",")
-	}
-	if p.Mode == "" {
-		return "readonly"
+	case "":
+		return CallNone
 	}
 	return p.Mode
+}
+
+// Unlisted returns the names the policy names that no listed tool has.
+func (p ToolPolicy) Unlisted(tools []json.RawMessage) []string {
+	if p.Mode != "names" {
+		return nil
+	}
+	listed := map[string]bool{}
+	for _, it := range tools {
+		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+			listed[n] = true
+		}
+	}
+	var out []string
+	for _, n := range p.Names {
+		if !listed[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Allows says whether the policy lets the suite call a listed tool, and
@@ -58,20 +141,20 @@ func (p ToolPolicy) String() string {
 func (p ToolPolicy) Allows(tool map[string]json.RawMessage) (bool, string) {
 	name, _ := wire.String(tool["name"])
 	switch p.Mode {
-	case "all":
+	case CallAll:
 		return true, ""
-	case "none":
-		return false, "--call-tools none"
 	case "names":
 		if slices.Contains(p.Names, name) {
 			return true, ""
 		}
 		return false, "not named in --call-tools"
+	case CallReadOnly:
+		if string(wire.Object(tool["annotations"])["readOnlyHint"]) == "true" {
+			return true, "" // the same test as ReadOnly
+		}
+		return false, "its annotations do not say readOnlyHint: true (--call-tools readonly; --call-tools all or --call-tools NAME calls it)"
 	}
-	if string(wire.Object(tool["annotations"])["readOnlyHint"]) == "true" {
-		return true, "" // the same test as ReadOnly
-	}
-	return false, "its annotations do not say readOnlyHint: true (by default only read-only tools are called; --call-tools all or --call-tools NAME calls it)"
+	return false, "--call-tools none (no tool is called unless --call-tools names it, or says readonly or all)"
 }
 
 // ReadOnly reports whether a listed tool's annotations say readOnlyHint:

@@ -76,8 +76,9 @@ func TestBrokenArguments(t *testing.T) {
 	}
 }
 
-// TestToolPolicy: by default only tools annotated readOnlyHint: true are
-// called; a destructive or unannotated one never is.
+// TestToolPolicy: by default no tool is called; readonly calls the tools
+// annotated readOnlyHint: true (the boolean, not a string saying so), all
+// every one, and names those named.
 func TestToolPolicy(t *testing.T) {
 	tools := map[string]string{
 		"reader":      `{"name":"reader","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
@@ -89,9 +90,9 @@ func TestToolPolicy(t *testing.T) {
 		flag   string
 		called []string
 	}{
-		{"", []string{"reader"}},
-		{"readonly", []string{"reader"}},
 		{"none", nil},
+		{" none ", nil},
+		{"readonly", []string{"reader"}},
 		{"all", []string{"destroyer", "reader", "stringy", "unannotated"}},
 		{"destroyer, unannotated", []string{"destroyer", "unannotated"}},
 	} {
@@ -99,17 +100,37 @@ func TestToolPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var called []string
-		for _, name := range []string{"destroyer", "reader", "stringy", "unannotated"} {
-			if _, _, why := checks.PlanToolCall(json.RawMessage(tools[name]), p); why == "" {
-				called = append(called, name)
-			}
-		}
-		if d := cmp.Diff(tc.called, called); d != "" {
-			t.Errorf("--call-tools %q (-want +got):\n%s", tc.flag, d)
+		if got := called(p, tools); !cmp.Equal(tc.called, got) {
+			t.Errorf("--call-tools %q (-want +got):\n%s", tc.flag, cmp.Diff(tc.called, got))
 		}
 	}
-	if _, err := checks.ParseToolPolicy(" , "); err == nil {
-		t.Error("--call-tools \" , \" was accepted")
+	if got := called(checks.ToolPolicy{}, tools); got != nil {
+		t.Errorf("the zero policy calls %v, want none", got)
 	}
+	for _, bad := range []string{"", " , ", "ALL", "None", "read-only", "Read_Only", "*", "true", "echo,,add", "echo,", "all,echo", "echo,readonly", "echo\x00"} {
+		if p, err := checks.ParseToolPolicy(bad); err == nil {
+			t.Errorf("--call-tools %q was accepted as %+v", bad, p)
+		}
+	}
+	p, _ := checks.ParseToolPolicy("b, a, b")
+	if d := cmp.Diff([]string{"b", "a"}, p.Names); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+	if got := p.Unlisted([]json.RawMessage{json.RawMessage(`{"name":"a"}`)}); !cmp.Equal(got, []string{"b"}) {
+		t.Errorf("unlisted: got %v, want [b]", got)
+	}
+	if got := checks.RecordedToolPolicy("").String(); got != "readonly" {
+		t.Errorf("evidence that recorded no policy: got %s, want readonly, the default then", got)
+	}
+}
+
+// called returns the names of tools, sorted, that the policy calls.
+func called(p checks.ToolPolicy, tools map[string]string) []string {
+	var out []string
+	for _, name := range []string{"destroyer", "reader", "stringy", "unannotated"} {
+		if _, _, why := checks.PlanToolCall(json.RawMessage(tools[name]), p); why == "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -217,12 +217,14 @@ func checkToolNames(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d tool name(s) of the recommended syntax", t.n), "the server lists no tools")
 }
 
-// ToolCallChecks are the checks that judge tools/call of listed tools:
-// the executor calls tools only when one of them is selected.
+// ToolCallChecks are the checks that judge tools/call of listed tools,
+// and the progress a call's token asks for: the executor calls tools only
+// when one of them is selected.
 var ToolCallChecks = []string{
 	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
 	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
-	"tools-call-invalid-arguments",
+	"tools-call-invalid-arguments", "tools-call-validates-input",
+	"progress-token-active", "progress-increases", "progress-params",
 }
 
 // toolCallChecks judge the results of the tools the suite called (only
@@ -270,9 +272,15 @@ func toolCallChecks() []*Check {
 		},
 		{
 			ID: "tools-call-invalid-arguments", Requirement: "TOOLS-22", Area: "tools",
-			Description: "a tools/call whose arguments break the tool's inputSchema is refused: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
+			Description: "a tools/call whose arguments break the tool's inputSchema, when refused, is refused as the version says: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
 			Requires:    []string{"tools"},
 			Judge:       checkInvalidArguments,
+		},
+		{
+			ID: "tools-call-validates-input", Requirement: "TOOLS-29", Area: "tools",
+			Description: "a tools/call whose arguments break the tool's own inputSchema does not run the tool to a result without isError (Validate all tool inputs); only with --call-tools selecting the tool",
+			Requires:    []string{"tools"},
+			Judge:       checkValidatesInput,
 		},
 		{
 			ID: "tools-output-schema", Requirement: "TOOLS-08", Area: "tools",
@@ -364,7 +372,7 @@ func checkToolResultShape(j *J) Finding {
 			}
 		}
 	})
-	return t.finding(fmt.Sprintf("%d tools/call result(s), each with a content array of known block types", t.n), noToolCall(j))
+	return t.finding(fmt.Sprintf("%d tools/call result(s), each with a content array of known block types", t.n), noToolResult(j, "no tools/call answered with a result"))
 }
 
 func checkToolTextBlocks(j *J) Finding {
@@ -378,7 +386,7 @@ func checkToolTextBlocks(j *J) Finding {
 			t.violate(w, "tool %q: content[%d] is a text block whose text is %s, want a string", clipString(c.Name, 60), k, describeType(b["text"]))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d text block(s), each with a string text", t.n), "no tools/call result held a text block")
+	return t.finding(fmt.Sprintf("%d text block(s), each with a string text", t.n), noToolResult(j, "no tools/call result held a text block"))
 }
 
 func checkToolBinaryBlocks(j *J) Finding {
@@ -395,7 +403,7 @@ func checkToolBinaryBlocks(j *J) Finding {
 			t.violate(w, "%s: mimeType is %s, want a string", at, describeType(b["mimeType"]))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d image or audio block(s), each with base64 data and a mimeType", t.n), "no tools/call result held an image or audio block")
+	return t.finding(fmt.Sprintf("%d image or audio block(s), each with base64 data and a mimeType", t.n), noToolResult(j, "no tools/call result held an image or audio block"))
 }
 
 // eachStructured calls f with every tools/call result that holds
@@ -416,7 +424,7 @@ func checkStructuredType(j *J) Finding {
 			t.violate(w, "tool %q: structuredContent is %s, want an object", clipString(c.Name, 60), describeType(sc))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d structuredContent value(s), each an object", t.n), "no tools/call result held structuredContent")
+	return t.finding(fmt.Sprintf("%d structuredContent value(s), each an object", t.n), noToolResult(j, "no tools/call result held structuredContent"))
 }
 
 func checkStructuredValid(j *J) Finding {
@@ -447,7 +455,7 @@ func checkStructuredValid(j *J) Finding {
 			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(schemaProblem(err), 240))
 		}
 	})
-	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), "no tool with an outputSchema was called, or none answered with a result")
+	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), noToolResult(j, "no tool with an outputSchema was called, or none answered with a result"))
 }
 
 func checkStructuredText(j *J) Finding {
@@ -465,25 +473,74 @@ func checkStructuredText(j *J) Finding {
 		}
 		t.violate(w, "tool %q returns structuredContent, and no text block holds the same JSON", clipString(c.Name, 60))
 	})
-	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), "no tools/call result held structuredContent")
+	return t.finding(fmt.Sprintf("%d structured result(s), each also serialised in a text block", t.n), noToolResult(j, "no tools/call result held structuredContent"))
 }
 
-func checkInvalidArguments(j *J) Finding {
-	t := &tally{}
-	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
+// eachInvalidCall calls f with every call the suite made with arguments
+// it broke against the tool's inputSchema that was sent and not stopped
+// by the run, as it came to after the suite's retries, with where it was
+// and what it sent. A call answered with another kind of result than a
+// CallToolResult (input_required still, after the retries; a task) was
+// neither refused nor run: it is not judged, and t says why.
+func eachInvalidCall(j *J, t *tally, f func(c *evidence.ToolCall, w *Where, what string)) {
 	for _, c := range j.Session.ToolCalls() {
 		x := c.X
 		if !c.Invalid || x.Stopped() || x.NotSent() {
 			continue
 		}
-		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
-		what := fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120))
 		if x.Result() != nil && evidence.Complete(j.Version, x) == nil {
-			// Asked for input (still, after the retries), or answered with a
-			// task: neither refused nor ran.
 			t.unexercise("%s", notComplete(j.Version, x, len(c.Earlier)))
 			continue
 		}
+		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		f(c, w, fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120)))
+	}
+}
+
+// refused reports whether the answer to a tools/call refuses it: a
+// JSON-RPC error, or a CallToolResult with isError true.
+func refused(x *evidence.Exchange) bool {
+	return x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true"
+}
+
+// checkInvalidArguments judges how a call with arguments breaking the
+// tool's inputSchema was refused; whether it was refused at all is
+// tools-call-validates-input's (TOOLS-29).
+func checkInvalidArguments(j *J) Finding {
+	t := &tally{}
+	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
+	ran := 0
+	eachInvalidCall(j, t, func(c *evidence.ToolCall, w *Where, what string) {
+		x := c.X
+		switch {
+		case x.Response == nil:
+			// Silence or an exit: nothing refused, nothing to judge here.
+		case !refused(x):
+			ran++
+		case x.Response.Has("error"):
+			t.judged() // a protocol error refuses the call in every version
+		case string(wire.Object(x.Response.Result)["isError"]) == "true":
+			t.judged()
+			if protocolError {
+				t.record(w, "%s: a tool result with isError true; %s calls invalid arguments a protocol error", what, j.Version)
+			}
+		}
+	})
+	nothing := noToolResult(j, "no tool the suite called has an inputSchema it could break")
+	if ran > 0 {
+		nothing = fmt.Sprintf("no call with broken arguments was refused (%d ran): tools-call-validates-input (TOOLS-29) judges that", ran)
+	}
+	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused in the form %s uses", t.n, j.Version), nothing)
+}
+
+// checkValidatesInput judges whether the server refused the call the
+// suite made with arguments it broke against the tool's own inputSchema:
+// "Servers MUST: Validate all tool inputs". A finished result without
+// isError means the tool ran on input it should have refused.
+func checkValidatesInput(j *J) Finding {
+	t := &tally{}
+	eachInvalidCall(j, t, func(c *evidence.ToolCall, w *Where, what string) {
+		x := c.X
 		t.judged()
 		switch {
 		case x.Response == nil:
@@ -491,17 +548,12 @@ func checkInvalidArguments(j *J) Finding {
 				t.undecide(w, "%s: %s", what, why)
 			}
 			// An exit is judged by the checks of the process's end.
-		case x.Response.Has("error"):
-			// A protocol error refuses the call in every version.
-		case string(wire.Object(x.Response.Result)["isError"]) == "true":
-			if protocolError {
-				t.record(w, "%s: a tool result with isError true; %s calls invalid arguments a protocol error", what, j.Version)
-			}
+		case refused(x):
 		default:
-			t.dispute(w, "%s: the tool ran and succeeded; arguments that break its inputSchema should be refused (%s)", what, map[bool]string{true: "a JSON-RPC error", false: "a result with isError true"}[protocolError])
+			t.violate(w, "%s: the tool ran and succeeded (a result without isError) on arguments that break its inputSchema", what)
 		}
-	}
-	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), "no tool the suite called has an inputSchema it could break")
+	})
+	return t.finding(fmt.Sprintf("%d call(s) with arguments breaking the inputSchema, each refused", t.n), noToolResult(j, "no tool the suite called has an inputSchema it could break"))
 }
 
 func argumentsOf(x *evidence.Exchange) json.RawMessage {
@@ -511,13 +563,20 @@ func argumentsOf(x *evidence.Exchange) json.RawMessage {
 	return wire.Object(x.Request.Params)["arguments"]
 }
 
-// noToolCall says why a check of tool results judged nothing: which
-// policy kept the listed tools from being called.
-func noToolCall(j *J) string {
-	if len(j.Session.Tools().Items) == 0 {
+// noToolResult says why a check of tool results judged nothing: when the
+// suite called no listed tool, what kept it from calling them (the
+// --call-tools policy, or no tools listed); otherwise why.
+func noToolResult(j *J, why string) string {
+	switch {
+	case len(j.Session.ToolCalls()) > 0:
+		return why
+	case len(j.Session.Tools().Items) == 0:
 		return "the server lists no tools"
 	}
-	p, _ := ParseToolPolicy(j.Run.CallTools)
+	p := RecordedToolPolicy(j.Run.CallTools)
+	if p.String() == CallNone {
+		return NoToolCalled
+	}
 	return fmt.Sprintf("no listed tool was called (--call-tools %s)", p)
 }
 
@@ -604,7 +663,7 @@ func checkToolTitles(j *J) Finding {
 // whether the run called it and, when it did not, why (the policy, or a
 // schema the suite could not fill in safely).
 func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
-	p, _ := ParseToolPolicy(run.CallTools)
+	p := RecordedToolPolicy(run.CallTools)
 	var out []reports.ToolCall
 	for _, v := range run.Versions {
 		s := run.Session(v)

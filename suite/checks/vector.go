@@ -252,6 +252,11 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 		}
 	}
 	res.Verdict = verdict
+	if worst.requirement != "" && worst.requirement != t.Requirement {
+		// The verdict rests on another requirement's sentence (a wrong
+		// code that only a SHOULD names, an id that came back changed).
+		res = Rebase(res, worst.requirement)
+	}
 	res.Actual, res.Sent, res.Got = worst.actual, worst.sent, worst.got
 	if worst.where != nil {
 		res.Transcript = Excerpt(worst.where.Process, worst.where.From, worst.where.To)
@@ -326,11 +331,14 @@ func firstVersion(r *evidence.Run) string {
 }
 
 type itemVerdict struct {
-	verdict   reports.Verdict
-	message   string
-	actual    any
-	sent, got string
-	where     *Where
+	verdict reports.Verdict
+	// requirement is the requirement the verdict rests on, when it is not
+	// the test's own.
+	requirement string
+	message     string
+	actual      any
+	sent, got   string
+	where       *Where
 }
 
 // judgeItem judges one item against the test's outcomes.
@@ -400,6 +408,9 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	if resp != nil {
 		actual = toAny(resp.Raw)
 	}
+	if req, why := changedID(t, v, it, last, x, resp); why != "" {
+		return itemVerdict{verdict: outcomeVerdict("fail", req, v), requirement: req, message: why + "; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}
+	}
 	silence := resp == nil
 	for _, oc := range t.Expect {
 		if len(oc.Versions) > 0 && !slices.Contains(oc.Versions, v) {
@@ -425,7 +436,13 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		if alive != nil && !*alive && !(x != nil && x.NoResponse != nil && x.NoResponse.Reason == transcript.ReasonExited) {
 			msg += " (" + deadAfter(it.Process, it.Alive, x) + ")"
 		}
-		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, t.Requirement, v), message: msg, actual: actual, sent: sent, got: got, where: where}
+		req := t.Requirement
+		if oc.Requirement != "" {
+			if _, ok := catalogIn(oc.Requirement, v); ok {
+				req = oc.Requirement
+			}
+		}
+		return itemVerdict{verdict: outcomeVerdict(oc.Verdict, req, v), requirement: req, message: msg, actual: actual, sent: sent, got: got, where: where}
 	}
 	if resp == nil && (x == nil || x.NoResponse != nil || x.NotSent()) {
 		// Nothing came back, and no outcome of the test is about silence:
@@ -450,6 +467,51 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		other = "fail"
 	}
 	return itemVerdict{verdict: outcomeVerdict(other, t.Requirement, v), message: "no expected outcome matched; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}
+}
+
+// changedID judges the id of a response to a line the suite wrote on
+// purpose (a robustness probe), which the ambient id checks leave alone:
+// JSON-RPC 2.0 § 5 says the id "MUST be the same as the value of the id
+// member in the Request Object", or null when it could not be detected.
+// It returns the id-echo requirement of the response's kind in v and what
+// came back changed, or "" when the id is the request's (by value), null
+// on an error, or not judged here (a response matched to its request by
+// id, which the id-echo tests and jsonrpc-response-id-echo judge).
+func changedID(t *vectors.Test, v string, it *evidence.ItemObs, last *evidence.StepObs, x *evidence.Exchange, resp *wire.Message) (string, string) {
+	if resp == nil || !Provoking(t) || last.SentSeq < 0 || it.Process == nil {
+		return "", ""
+	}
+	if x != nil && resp == x.Response && !x.LooseID {
+		return "", "" // matched by its id
+	}
+	es := it.Process.Transcript.Slice(last.SentSeq, last.SentSeq+1)
+	if len(es) != 1 || len(es[0].Msgs) != 1 || es[0].Batch {
+		return "", "" // not one object: no id to echo (or a batch, answered as a whole)
+	}
+	sent := es[0].Msgs[0].ID
+	if sent == nil {
+		return "", "" // no id: a notification, which gets no reply at all
+	}
+	got := resp.ID
+	switch {
+	case wire.IDKey(got) == wire.IDKey(sent):
+		return "", ""
+	case wire.IsNullID(got) && resp.Has("error"):
+		// JSON-RPC: null when the id could not be detected (a parse error,
+		// an invalid request); MCP lets such an error leave it out.
+		return "", ""
+	}
+	req := "JSONRPC-05"
+	if resp.Has("error") && !resp.Has("result") {
+		if _, ok := catalogIn("JSONRPC-16", v); ok {
+			req = "JSONRPC-16"
+		}
+	}
+	gotText := "no id"
+	if len(got) > 0 {
+		gotText = clipJSON(got, 60)
+	}
+	return req, fmt.Sprintf("the id came back changed: sent %s, got %s (a response carries its request's id, or null on an error when that id could not be read or was invalid)", clipJSON(sent, 60), gotText)
 }
 
 // survived says whether the server lived through an item's steps: it

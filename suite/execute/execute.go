@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -124,7 +125,11 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	if cfg.Want == nil {
 		cfg.Want = func(string) bool { return true }
 	}
-	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes)}
+	// A usage error found on the way (a tool --call-tools names that the
+	// server does not list) stops the run as an interrupt would.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes), stop: stop}
 	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
@@ -187,6 +192,42 @@ type executor struct {
 	mute bool
 	// slowest is the longest a follow-up request took to be answered.
 	slowest time.Duration
+	// stop ends the run early.
+	stop context.CancelFunc
+	// tokens counts the progress tokens handed out.
+	tokens atomic.Int64
+}
+
+// progressToken returns a progress token no other request of the run
+// carries ("MUST be unique across all active requests").
+func (x *executor) progressToken() string {
+	return fmt.Sprintf("mcpconform-progress-%s-%d", x.run.Nonce, x.tokens.Add(1))
+}
+
+// unlisted stops the run when the --call-tools policy names a tool that
+// session s does not list (tools: what it listed; declared: whether it
+// declared the tools capability at all): the user named a tool that is
+// not there, a usage error found only now. A list that could not be
+// walked to its end proves nothing missing. It reports whether it
+// stopped the run.
+func (x *executor) unlisted(s *evidence.Session, declared bool, tools []json.RawMessage) bool {
+	missing := x.cfg.CallTools.Unlisted(tools)
+	if len(missing) == 0 || declared && s.Tools().Stopped != "" {
+		return false
+	}
+	u := &evidence.Unlisted{Version: s.Version, Names: missing, Listed: []string{}, NoTools: !declared}
+	for _, it := range tools {
+		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+			u.Listed = append(u.Listed, n)
+		}
+	}
+	x.mu.Lock()
+	if x.run.Unlisted == nil {
+		x.run.Unlisted = u
+	}
+	x.mu.Unlock()
+	x.stop()
+	return true
 }
 
 // sawFollowUp notes how long an answered follow-up request took.

@@ -239,8 +239,12 @@ func (l *live) discover(ctx context.Context) {
 	l.resources = l.list(ctx, evidence.ListTag("resources/list"), "resources/list")
 	l.list(ctx, evidence.ListTag("resources/templates/list"), "resources/templates/list")
 	caps := l.s.Caps()
+	var tools []json.RawMessage
 	if caps.Has("tools") {
-		l.list(ctx, evidence.ListTag("tools/list"), "tools/list")
+		tools = l.list(ctx, evidence.ListTag("tools/list"), "tools/list")
+	}
+	if l.x.unlisted(l.s, caps.Has("tools"), tools) {
+		return
 	}
 	var prompts []json.RawMessage
 	if caps.Has("prompts") {
@@ -412,15 +416,21 @@ func (l *live) waitToolCalls(ctx context.Context) {
 }
 
 // callTool calls a tool with args, then, when its inputSchema has a rule
-// to break, with args broken.
+// to break, with args broken. The first call carries a progress token of
+// its own (params._meta.progressToken), so that the progress
+// notifications a server may send for it are judged; the broken call
+// carries none.
 func (l *live) callTool(ctx context.Context, p *proc, tool json.RawMessage, name string, args map[string]any) {
-	do := func(tag string, args map[string]any) {
+	do := func(tag string, args map[string]any, token string) {
 		params := map[string]any{"name": name, "arguments": args}
+		if token != "" {
+			params["_meta"] = map[string]any{"progressToken": token}
+		}
 		l.do(ctx, p, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
 	}
-	do(evidence.TagToolCall, args)
+	do(evidence.TagToolCall, args, l.x.progressToken())
 	if broken, _, ok := checks.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
-		do(evidence.TagToolCallInvalid, broken)
+		do(evidence.TagToolCallInvalid, broken, "")
 	}
 }
 
