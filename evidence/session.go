@@ -82,7 +82,11 @@ type Read struct {
 	URI string
 	// Item is the listed resource (or, for a template read, the template).
 	Item json.RawMessage
-	X    *Exchange
+	// X is what the read came to: its last attempt, when it was retried
+	// with a requestState; Earlier are the attempts answered
+	// input_required before it, in order.
+	X       *Exchange
+	Earlier []*Exchange
 }
 
 type view struct {
@@ -167,7 +171,10 @@ type ToolCall struct {
 	Name string
 	// Item is the listed tool (nil when no listed tool has the name).
 	Item json.RawMessage
-	X    *Exchange
+	// X is what the call came to, Earlier its attempts answered
+	// input_required before it (see Read).
+	X       *Exchange
+	Earlier []*Exchange
 	// Invalid is set for the call whose arguments break the inputSchema.
 	Invalid bool
 }
@@ -177,7 +184,10 @@ type PromptGet struct {
 	Name string
 	// Item is the listed prompt (nil when no listed prompt has the name).
 	Item json.RawMessage
-	X    *Exchange
+	// X is what the get came to, Earlier its attempts answered
+	// input_required before it (see Read).
+	X       *Exchange
+	Earlier []*Exchange
 }
 
 // Reads returns the reads of listed resources.
@@ -214,24 +224,23 @@ func buildView(s *Session) *view {
 	v.tools = FollowList(s.Tagged(ListTag("tools/list")), "tools/list", p)
 	v.prompts = FollowList(s.Tagged(ListTag("prompts/list")), "prompts/list", p)
 	byName := firstBy(v.prompts.Items, "name")
-	for _, x := range s.Tagged(TagPromptGet) {
-		var n string
-		if x.Request != nil {
-			n, _ = wire.String(wire.Object(x.Request.Params)["name"])
-		}
-		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: byName[n], X: x})
+	for _, c := range RetryChains(s.Version, s.Tagged(TagPromptGet)) {
+		x := c[len(c)-1]
+		n := paramString(c[0], "name")
+		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: byName[n], X: x, Earlier: c[:len(c)-1]})
 	}
 	tools := firstBy(v.tools.Items, "name")
 	for _, x := range s.All() {
+		var calls []*Exchange
 		for _, ex := range x.Exchanges() {
-			if ex.Tag != TagToolCall && ex.Tag != TagToolCallInvalid {
-				continue
+			if ex.Tag == TagToolCall || ex.Tag == TagToolCallInvalid {
+				calls = append(calls, ex)
 			}
-			var n string
-			if ex.Request != nil {
-				n, _ = wire.String(wire.Object(ex.Request.Params)["name"])
-			}
-			v.toolCalls = append(v.toolCalls, &ToolCall{Name: n, Item: tools[n], X: ex, Invalid: ex.Tag == TagToolCallInvalid})
+		}
+		for _, c := range RetryChains(s.Version, calls) {
+			ex := c[len(c)-1]
+			n := paramString(c[0], "name")
+			v.toolCalls = append(v.toolCalls, &ToolCall{Name: n, Item: tools[n], X: ex, Earlier: c[:len(c)-1], Invalid: ex.Tag == TagToolCallInvalid})
 		}
 	}
 	// Calls run concurrently: they are judged in the order the tools are
@@ -257,9 +266,9 @@ func buildView(s *Session) *view {
 		return 0
 	})
 	byURI := firstBy(v.resources.Items, "uri")
-	for _, x := range s.Tagged(TagRead) {
-		u := requestURI(x)
-		v.reads = append(v.reads, &Read{URI: u, Item: byURI[u], X: x})
+	for _, c := range RetryChains(s.Version, s.Tagged(TagRead)) {
+		u := requestURI(c[0])
+		v.reads = append(v.reads, &Read{URI: u, Item: byURI[u], X: c[len(c)-1], Earlier: c[:len(c)-1]})
 	}
 	byExpansion := map[string]json.RawMessage{}
 	for _, it := range v.templates.Items {
@@ -271,9 +280,9 @@ func buildView(s *Session) *view {
 			}
 		}
 	}
-	for _, x := range s.Tagged(TagTemplateRead) {
-		u := requestURI(x)
-		v.templateReads = append(v.templateReads, &Read{URI: u, Item: byExpansion[u], X: x})
+	for _, c := range RetryChains(s.Version, s.Tagged(TagTemplateRead)) {
+		u := requestURI(c[0])
+		v.templateReads = append(v.templateReads, &Read{URI: u, Item: byExpansion[u], X: c[len(c)-1], Earlier: c[:len(c)-1]})
 	}
 	return v
 }
@@ -292,12 +301,16 @@ func firstBy(items []json.RawMessage, key string) map[string]json.RawMessage {
 	return out
 }
 
-func requestURI(x *Exchange) string {
+func requestURI(x *Exchange) string { return paramString(x, "uri") }
+
+// paramString returns a string member of a request's params ("" when the
+// request was never written or has none).
+func paramString(x *Exchange, key string) string {
 	if x.Request == nil {
 		return ""
 	}
-	u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
-	return u
+	s, _ := wire.String(wire.Object(x.Request.Params)[key])
+	return s
 }
 
 // ListMember names the array of items in a list result.

@@ -35,9 +35,11 @@ func (s *server) completionServed() bool {
 
 // complete answers completion/complete: the values the fixture gives the
 // prompt argument or template variable, those starting with the value
-// typed (case-insensitively), at most 100. An unknown prompt, template or
-// argument is -32602, as the completion page lists for an invalid prompt
-// name.
+// typed (case-insensitively), at most 100. The arguments already resolved
+// (context.arguments, from 2025-06-18) narrow them: a value already given
+// to another argument is not offered again. An unknown prompt, template
+// or argument is -32602, as the completion page lists for an invalid
+// prompt name.
 func (s *server) complete(params json.RawMessage) (any, *rpcError) {
 	if s.faults.has("completion-undeclared-wrong-code") {
 		return nil, invalidParams("Invalid params: completion is not supported.")
@@ -52,9 +54,13 @@ func (s *server) complete(params json.RawMessage) (any, *rpcError) {
 			Name  *string `json:"name"`
 			Value *string `json:"value"`
 		} `json:"argument"`
+		Context *completionContext `json:"context"`
 	}
 	if params == nil || json.Unmarshal(params, &p) != nil || p.Ref == nil || p.Argument == nil || p.Argument.Name == nil || p.Argument.Value == nil {
 		return nil, invalidParams("Invalid params: completion/complete needs ref and argument with name and value.")
+	}
+	if p.Context != nil && s.faults.has("completion-context-refused") {
+		return nil, invalidParams("Invalid params: completion/complete does not take context.")
 	}
 	var candidates []string
 	switch p.Ref.Type {
@@ -88,7 +94,7 @@ func (s *server) complete(params json.RawMessage) (any, *rpcError) {
 	}
 	var values []string
 	for _, c := range candidates {
-		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(*p.Argument.Value)) {
+		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(*p.Argument.Value)) && !resolvedElsewhere(c, *p.Argument.Name, p.Context) {
 			values = append(values, c)
 		}
 	}
@@ -144,4 +150,24 @@ func (te *templateEntry) completions(variable string) []string {
 		return slices.Sorted(maps.Keys(te.Read.Rows))
 	}
 	return nil
+}
+
+// completionContext is completion/complete's context: the arguments
+// already resolved.
+type completionContext struct {
+	Arguments map[string]string `json:"arguments"`
+}
+
+// resolvedElsewhere reports whether context gives value to an argument
+// other than name.
+func resolvedElsewhere(value, name string, context *completionContext) bool {
+	if context == nil {
+		return false
+	}
+	for arg, v := range context.Arguments {
+		if arg != name && strings.EqualFold(v, value) {
+			return true
+		}
+	}
+	return false
 }

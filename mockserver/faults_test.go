@@ -158,8 +158,9 @@ func script(t *testing.T, version string) string {
 // level, a request it may log about, setLevel to a level no version
 // defines (c1 … c3); completions of a prompt argument, a template
 // variable and an argument of an unknown prompt (c4 … c6); server/discover
-// asking for an unknown log level (c7, 2026-07-28 only). id and wrap are
-// as for toolsAndPrompts.
+// asking for an unknown log level (c7, 2026-07-28 only); a completion with
+// context (c7, mc8); server/discover asking for logs at "error" (mc9,
+// 2026-07-28 only). id and wrap are as for toolsAndPrompts.
 func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[string]any) []string {
 	var lines []string
 	req := func(method string, params map[string]any) {
@@ -178,13 +179,22 @@ func logsAndCompletions(id func(n int) string, wrap func(map[string]any) map[str
 	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "topic"))
 	req("completion/complete", complete(map[string]any{"type": "ref/resource", "uri": "test://greeting/{name}"}, "name"))
 	req("completion/complete", complete(map[string]any{"type": "ref/prompt", "name": "mcp-conformance-unknown-prompt"}, "topic"))
-	if wrap != nil {
+	// discoverAt asks server/discover for logs at level (2026-07-28 only).
+	discoverAt := func(level string) {
+		if wrap == nil {
+			return
+		}
 		p := wrap(nil)
 		meta := maps.Clone(p["_meta"].(map[string]any))
-		meta[metaLogLevel] = "mcpconform-verbose"
+		meta[metaLogLevel] = level
 		p["_meta"] = meta
 		lines = append(lines, request(id(len(lines)+1), "server/discover", p))
 	}
+	discoverAt("mcpconform-verbose")
+	withContext := complete(map[string]any{"type": "ref/prompt", "name": "summarize"}, "style")
+	withContext["context"] = map[string]any{"arguments": map[string]any{"topic": "music"}}
+	req("completion/complete", withContext)
+	discoverAt("error")
 	return lines
 }
 
@@ -401,14 +411,16 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"reject-unknown-capability": func(o string) bool { return strings.Contains(o, "Unknown client capability") },
 	"early-server-request":      func(o string) bool { return strings.Contains(o, `"method":"roots/list"`) },
-	"unrequested-log":           func(o string) bool { return strings.Contains(o, `"method":"notifications/message"`) },
-	"ping-not-empty":            func(o string) bool { return strings.Contains(o, `"result":{"status":"ok"}`) },
-	"ping-before-init-refused":  func(o string) bool { return strings.Contains(o, `"id":"pre","error"`) },
-	"ping-params-rejected":      func(o string) bool { return strings.Contains(o, "ping takes no params") },
-	"cursor-not-string":         func(o string) bool { return strings.Contains(o, `"nextCursor":3`) },
-	"cursor-null":               func(o string) bool { return strings.Contains(o, `"nextCursor":null`) },
-	"invalid-cursor-accepted":   func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":10,"result":{"nextCursor"`) },
-	"list-not-array":            func(o string) bool { return strings.Contains(o, `"resources":{"config://app/settings.json":{`) },
+	"unrequested-log": func(o string) bool {
+		return strings.Contains(sessionOf(o, "2025-11-25"), `"method":"notifications/message"`)
+	},
+	"ping-not-empty":           func(o string) bool { return strings.Contains(o, `"result":{"status":"ok"}`) },
+	"ping-before-init-refused": func(o string) bool { return strings.Contains(o, `"id":"pre","error"`) },
+	"ping-params-rejected":     func(o string) bool { return strings.Contains(o, "ping takes no params") },
+	"cursor-not-string":        func(o string) bool { return strings.Contains(o, `"nextCursor":3`) },
+	"cursor-null":              func(o string) bool { return strings.Contains(o, `"nextCursor":null`) },
+	"invalid-cursor-accepted":  func(o string) bool { return strings.Contains(o, `{"jsonrpc":"2.0","id":10,"result":{"nextCursor"`) },
+	"list-not-array":           func(o string) bool { return strings.Contains(o, `"resources":{"config://app/settings.json":{`) },
 	"resource-missing-name": func(o string) bool {
 		return strings.Contains(o, `"mimeType":"text/plain","size":14,"title":"Hello, world","uri"`)
 	},
@@ -502,7 +514,7 @@ var faultEffects = map[string]func(out string) bool{
 		return strings.Contains(sessionOf(o, modernVersion), `"method":"roots/list"`)
 	},
 	"log-without-level": func(o string) bool {
-		return strings.Contains(sessionOf(o, modernVersion), `"method":"notifications/message"`)
+		return strings.Contains(sessionOf(o, modernVersion), `"data":"server/discover answered"`)
 	},
 	"legacy-code-range": func(o string) bool {
 		return modernLine(o, "m12", `"code":-32001`) && modernLine(o, "m13", `"code":-32001`)
@@ -595,6 +607,10 @@ var faultEffects = map[string]func(out string) bool{
 	"set-level-ignored":          func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
 	"set-level-unknown-accepted": func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
 	"log-level-meta-unchecked":   func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
+	"log-level-meta-ignored": func(o string) bool {
+		return strings.Contains(sessionOf(o, modernVersion), `"data":"answering server/discover","level":"debug"`)
+	},
+	"completion-context-refused": func(o string) bool { return scriptLine(o, "2025-11-25", "c7", "does not take context") },
 	"completion-too-many":        func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"topic-100"`) },
 	"completion-total-low":       func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"total":3`) },
 	"completion-unknown-prompt-served": func(o string) bool {

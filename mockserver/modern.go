@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -36,13 +37,12 @@ const (
 // modernRequest is the 2026-07-28 request being served. It lives for one
 // request only: nothing of it carries over to the next (LIFE-24).
 type modernRequest struct {
-	id            json.RawMessage
-	laterPage     bool   // a resources/list page after the first (cache-scope-varies)
-	inputRequired bool   // the input-required faults answer this read with input_required
-	inputResult   object // input-required-read answers this read with it
-	noAnswer      bool   // the request stays open: subscriptions/listen
-	pageNumber    int    // the page of a list being answered (ttl-per-page)
-	trace         object // the trace context the result's _meta carries on
+	id          json.RawMessage
+	laterPage   bool   // a resources/list page after the first (cache-scope-varies)
+	inputResult object // the InputRequiredResult that answers this request instead (askInput)
+	noAnswer    bool   // the request stays open: subscriptions/listen
+	pageNumber  int    // the page of a list being answered (ttl-per-page)
+	trace       object // the trace context the result's _meta carries on
 }
 
 // requestMeta returns the members of params._meta; nil when params or
@@ -301,9 +301,6 @@ func (s *server) decorate(method string, result any) any {
 			r["resultType"] = "done"
 		}
 	}
-	if s.req.inputRequired {
-		r = s.inputRequired()
-	}
 	if s.req.inputResult != nil {
 		// An InputRequiredResult is no complete result: no cache hints.
 		r = s.req.inputResult
@@ -411,6 +408,51 @@ func idKey(raw json.RawMessage) string {
 		return "s" + str
 	}
 	return "n" + string(raw)
+}
+
+// askInput decides whether a 2026-07-28 request that would be served
+// (a read of a listed resource, a get of a listed prompt with its
+// required arguments, a call of a listed tool with valid arguments) is
+// answered input_required instead, and if so sets the result. key names
+// what the request is about (a URI, a prompt or tool name). Whether to ask
+// depends on the request alone, requestState included: nothing is kept
+// between requests (LIFE-24).
+func (s *server) askInput(method, key string, params json.RawMessage) bool {
+	if s.req == nil {
+		return false // handshake-era traffic: no InputRequiredResult there
+	}
+	var p struct {
+		RequestState *string `json:"requestState"`
+	}
+	_ = json.Unmarshal(params, &p)
+	state := ""
+	if p.RequestState != nil {
+		state = *p.RequestState
+	}
+	switch {
+	case method == "resources/read" && (s.faults.has("input-required-empty") || s.faults.has("input-required-sampling")) && len(s.listed) > 0 && key == s.listed[len(s.listed)-1].URI:
+		s.req.inputResult = s.inputRequired()
+	case method != "resources/read" && s.faults.has("input-required-no-state"):
+		s.req.inputResult = object{"resultType": "input_required"}
+	case s.faults.has("input-required-forever"):
+		// A new requestState on every attempt, made from the one the
+		// request carries: the request never completes.
+		s.req.inputResult = object{"resultType": "input_required", "requestState": cmp.Or(state, "mcpconform-mock:again") + "+"}
+	case s.variants.has("input-required-retry"):
+		want := "mcpconform-mock:" + method + ":" + key
+		if state == want {
+			return false
+		}
+		s.req.inputResult = object{"resultType": "input_required", "requestState": want}
+	case method == "resources/read" && key == confirmURI && s.variants.has("input-required-read"):
+		if state == confirmState {
+			return false
+		}
+		s.req.inputResult = object{"resultType": "input_required", "requestState": confirmState}
+	default:
+		return false
+	}
+	return true
 }
 
 // inputRequired is the result of a read the input-required faults pick:

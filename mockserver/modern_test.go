@@ -486,3 +486,31 @@ func TestTraceContext(t *testing.T) {
 		t.Errorf("an all-zero trace-id was carried on: %s", m.Result)
 	}
 }
+
+// TestModernLogLevel: a 2026-07-28 request whose _meta asks for logs at a
+// level gets one log message at that level before its response, when
+// the server declares logging; a request that does not ask gets none.
+func TestModernLogLevel(t *testing.T) {
+	withLevel := func(level string) map[string]any {
+		p := enveloped(nil)
+		p["_meta"].(map[string]any)[metaLogLevel] = level
+		return p
+	}
+	s := start(t, Options{})
+	m, notes := s.call("server/discover", withLevel("warning"))
+	if m.Error != nil || len(notes) != 1 || notes[0].Method != "notifications/message" {
+		t.Fatalf("discover asking for warning: %+v, before it %+v", m.Error, notes)
+	}
+	if got := decode(t, notes[0].Params)["level"]; got != "warning" {
+		t.Errorf("logged at %v, want warning", got)
+	}
+	if _, notes := s.modern("server/discover", nil); len(notes) != 0 {
+		t.Errorf("a request without logLevel got %+v", notes)
+	}
+	fx := DefaultFixture()
+	fx.Capabilities.Logging = nil
+	s = start(t, Options{Fixture: fx})
+	if _, notes := s.call("server/discover", withLevel("warning")); len(notes) != 0 {
+		t.Errorf("a server without logging logged %+v", notes)
+	}
+}

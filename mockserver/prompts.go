@@ -124,6 +124,9 @@ func (s *server) getPrompt(params json.RawMessage) (any, *rpcError) {
 				Data: object{"name": name, "argument": a.Name}}
 		}
 	}
+	if s.askInput("prompts/get", name, params) {
+		return object{}, nil
+	}
 	msgs := make([]any, 0, len(pr.Messages))
 	for i, m := range pr.Messages {
 		var content any

@@ -313,11 +313,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 		if s.faults.has("listed-resource-unreadable") && e == s.listed[len(s.listed)-1] {
 			return nil, &rpcError{Code: codeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
 		}
-		if s.req != nil && e == s.listed[len(s.listed)-1] && (s.faults.has("input-required-empty") || s.faults.has("input-required-sampling")) {
-			s.req.inputRequired = true
-			return object{}, nil
-		}
-		if s.needsInput(e, params) {
+		if s.askInput("resources/read", e.URI, params) {
 			return object{}, nil
 		}
 		if s.faults.has("listed-read-empty") && e == s.listed[0] {

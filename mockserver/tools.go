@@ -147,6 +147,9 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 			return nil, &rpcError{Code: codeInvalidParams, Message: msg}
 		}
 	}
+	if s.askInput("tools/call", name, params) {
+		return object{}, nil
+	}
 	s.toolProgress(t, name, requestMeta(params)["progressToken"])
 	return s.runTool(t, args), nil
 }

@@ -38,6 +38,19 @@ func (s *server) beforeResponse(msg *incoming) {
 			s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/progress", params: s.dressParams(params)})
 		}
 	}
+	if s.modernTraffic(msg) && msg.method != "subscriptions/listen" && s.cat.fx.Capabilities.Logging != nil {
+		// A request that asks for logs at a level gets one, at that level
+		// (LOG-05; the logging page allows messages "at or above the
+		// requested level" before the response).
+		var level string
+		if raw, ok := requestMeta(msg.params)[metaLogLevel]; ok && json.Unmarshal(raw, &level) == nil && slices.Contains(logLevels, level) {
+			if s.faults.has("log-level-meta-ignored") {
+				level = "debug"
+			}
+			s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",
+				params: s.dressParams(object{"level": level, "logger": "mockserver", "data": "answering " + short(msg.method)})})
+		}
+	}
 	legacyReady := s.clientReady && !s.modernTraffic(msg)
 	if legacyReady && s.logLevel != "" && s.faults.has("set-level-ignored") {
 		s.pre = append(s.pre, &outMsg{kind: kindNotification, method: "notifications/message",
@@ -300,23 +313,6 @@ func (s *server) knownURI(uri string) bool {
 
 // confirmState is the requestState input-required-read hands out.
 const confirmState = "mcpconform-mock:confirm:1"
-
-// needsInput answers a read of the confirm resource with input_required
-// until the client retries with the requestState (input-required-read).
-func (s *server) needsInput(e *entry, params json.RawMessage) bool {
-	if s.req == nil || e.URI != confirmURI || !s.variants.has("input-required-read") {
-		return false
-	}
-	var p struct {
-		RequestState string `json:"requestState"`
-	}
-	_ = json.Unmarshal(params, &p)
-	if p.RequestState == confirmState {
-		return false
-	}
-	s.req.inputResult = object{"resultType": "input_required", "requestState": confirmState}
-	return true
-}
 
 // subResource is the sub-resource of uri that fragment-sub-resources
 // reports as updated.

@@ -126,6 +126,13 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 	if vs.has("log-notifications") {
 		caps.Logging = &struct{}{}
 	}
+	if vs.has("tools-prompts-list-changed") {
+		for _, lc := range []*ListCapability{caps.Tools, caps.Prompts} {
+			if lc != nil {
+				lc.ListChanged = true
+			}
+		}
+	}
 	if vs.has("no-completions") {
 		caps.Completions = nil
 	}

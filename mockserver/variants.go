@@ -141,6 +141,8 @@ var variantCatalogue = []variantDef{
 		why: "a server without resources declares none (RES-CAP-01) and gets -32601 for their methods (RES-CAP-04)"},
 	{Variant: Variant{Name: "tools-only", Description: "serves tools and nothing else: no resources, templates or prompts, and capabilities holds tools alone (the fixture's tools, or the default fixture's when it has none); every resources/* and prompts/* request gets -32601"},
 		why: "every capability is optional and a server declares those of the features it offers (LIFE-14, RES-CAP-01); a method behind an undeclared capability gets -32601 (RES-CAP-04)", excludes: []string{"prompt-arguments-optional-all"}},
+	{Variant: Variant{Name: "tools-prompts-list-changed", Description: "declares tools.listChanged and prompts.listChanged (the lists never change, so no list_changed is sent) and acknowledges listen streams asking for toolsListChanged and promptsListChanged"},
+		why: "listChanged only says the server may announce changes (TOOLS-28, PROMPTS-17); a stream acknowledges the filter types the server supports (RES-SUB-07)", excludes: []string{"no-listen"}},
 	{Variant: Variant{Name: "experimental-capability", Description: `declares capabilities.experimental {"com.example.mock/feature": {"enabled": true}}`},
 		why: "experimental maps names to objects (LIFE-14)"},
 	{Variant: Variant{Name: "extension-declared", Versions: modernVersions, Description: `declares capabilities.extensions {"com.example.mock/feature": {"version": "1"}} in server/discover`},
@@ -163,6 +165,8 @@ var variantCatalogue = []variantDef{
 		why: "the cancellation page makes this the server's way to tear a stream down (RES-SUB-10, RES-SUB-12)"},
 	{Variant: Variant{Name: "ack-known-uris-only", Versions: modernVersions, Description: "agrees only to the resourceSubscriptions URIs it lists or a template matches, leaving the others out of the acknowledgement"},
 		why: "the acknowledgement holds the subset the server agreed to honour (RES-SUB-07)"},
+	{Variant: Variant{Name: "input-required-retry", Versions: modernVersions, Description: "answers every read of a listed resource, get of a listed prompt (its required arguments given) and call of a listed tool (its arguments valid) with input_required and a requestState only, naming the request, and serves the request retried with that requestState"},
+		why: "a server MAY answer prompts/get, resources/read and tools/call with an InputRequiredResult (MRTR-02, RES-READ-13), here with a requestState alone, asking for no client capability (MRTR-01, LIFE-25); whether to ask depends on the request alone (LIFE-24)"},
 	{Variant: Variant{Name: "input-required-read", Versions: modernVersions, Description: "lists test://variant/confirm.txt, whose read answers input_required with a requestState only, and the contents when retried with that requestState"},
 		why: "a read may answer InputRequiredResult (RES-READ-13), here the request-state-only form of the schema's examples, asking for no client capability (LIFE-25)", resources: true},
 

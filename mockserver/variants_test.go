@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -1139,6 +1140,50 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("acknowledged %v", got)
 		}
 	},
+	"input-required-retry": func(t *testing.T, v *vsession) {
+		for _, r := range v.resources {
+			uri := r["uri"].(string)
+			if first := v.inputReq[uri]; first["requestState"] != "mcpconform-mock:resources/read:"+uri || first["ttlMs"] != nil {
+				t.Errorf("first read of %s: %v", uri, first)
+			}
+			if m := v.reads[uri]; m.Error != nil || len(contents(decode(t, m.Result))) == 0 {
+				t.Errorf("the retried read of %s gave %+v", uri, m)
+			}
+		}
+		// A request asks until it carries the state naming it: another
+		// request's state does not do.
+		for _, c := range []struct {
+			method, key string
+			params      map[string]any
+			member      string
+		}{
+			{"prompts/get", "summarize", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": "MCP"}}, "messages"},
+			{"tools/call", "echo", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, "content"},
+		} {
+			m, _ := v.call(c.method, c.params)
+			first := decode(t, m.Result)
+			want := "mcpconform-mock:" + c.method + ":" + c.key
+			if first["resultType"] != "input_required" || first["requestState"] != want || first[c.member] != nil {
+				t.Errorf("%s: first answer %v", c.method, first)
+			}
+			wrong := maps.Clone(c.params)
+			wrong["requestState"] = "mcpconform-mock:resources/read:test://static/hello.txt"
+			if m, _ := v.call(c.method, wrong); decode(t, m.Result)["resultType"] != "input_required" {
+				t.Errorf("%s with another request's state: %s", c.method, m.Result)
+			}
+			retry := maps.Clone(c.params)
+			retry["requestState"] = want
+			m, _ = v.call(c.method, retry)
+			if res := decode(t, m.Result); res["resultType"] != "complete" || res[c.member] == nil {
+				t.Errorf("%s retried: %v", c.method, res)
+			}
+		}
+		// Arguments that break the tool's schema are refused at once.
+		m, _ := v.call("tools/call", map[string]any{"name": "add", "arguments": map[string]any{"a": "x", "b": 2}})
+		if res := decode(t, m.Result); res["isError"] != true {
+			t.Errorf("a call with invalid arguments: %v", res)
+		}
+	},
 	"input-required-read": func(t *testing.T, v *vsession) {
 		first := v.inputReq[confirmURI]
 		if first["requestState"] != confirmState || first["ttlMs"] != nil {
@@ -1146,6 +1191,21 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		}
 		if c := contents(decode(t, v.reads[confirmURI].Result)); len(c) != 1 {
 			t.Errorf("the retry gave %v", c)
+		}
+	},
+	"tools-prompts-list-changed": func(t *testing.T, v *vsession) {
+		caps := v.init["capabilities"].(map[string]any)
+		for _, name := range []string{"tools", "prompts"} {
+			if c, _ := caps[name].(map[string]any); c["listChanged"] != true {
+				t.Errorf("capabilities.%s: %v", name, caps[name])
+			}
+		}
+		if !v.modern {
+			return
+		}
+		ack := v.listen(map[string]any{"toolsListChanged": true, "promptsListChanged": true})
+		if got := ack["notifications"]; !reflect.DeepEqual(got, map[string]any{"toolsListChanged": true, "promptsListChanged": true}) {
+			t.Errorf("acknowledged %v", got)
 		}
 	},
 	"only-2024-11-05": onlyVersion("2024-11-05"),

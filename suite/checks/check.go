@@ -131,7 +131,7 @@ func All() []*Check {
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
-		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(),
+		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(), mrtrChecks(),
 	} {
 		all = append(all, family...)
 	}

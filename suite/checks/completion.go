@@ -9,11 +9,14 @@ import (
 )
 
 // Probes of completion/complete: one per prompt argument and template
-// variable when the server offers completion, and one when it declares no
-// completions.
+// variable when the server offers completion, one when it declares no
+// completions, and (from 2025-06-18) one for the last argument of a
+// prompt and of a template of two or more, the others given as
+// context.arguments.
 const (
 	ProbeComplete           = "complete"
 	ProbeCompleteUndeclared = "complete-undeclared"
+	ProbeCompleteContext    = "complete-context"
 )
 
 // maxCompletionValues is the most values one CompleteResult may hold.
@@ -60,9 +63,14 @@ func completionChecks() []*Check {
 				if served && len(refusals) == 0 {
 					return skipped("completion/complete got a result, not a refusal whose code this rule judges: serving completion without the capability is judged by completion-served-only-if-declared (COMP-01)")
 				}
-				return errorProbe(refusals, wire.CodeMethodNotFound,
+				return errorProbe(j.Version, refusals, wire.CodeMethodNotFound,
 					named("completion/complete without the completions capability"), "completion/complete without the capability gets -32601", "completion/complete was not sent")
 			},
+		},
+		{
+			ID: "completion-context", Requirement: "COMP-07", Area: "completion",
+			Description: "completion/complete of the last argument of a prompt or template of two or more, with the others resolved in context.arguments, gets a result (its shape is judged by completion-result-shape; a refusal is recorded: no sentence says what a server does with context)",
+			Judge:       checkCompletionContext,
 		},
 	}
 }
@@ -78,8 +86,11 @@ func eachCompletion(j *J, f func(what string, c map[string]json.RawMessage, raw 
 			return
 		}
 		res := wire.Object(x.Response.Result)
-		if res == nil {
-			return // judged by jsonrpc-result-object
+		if res == nil || evidence.Complete(j.Version, x) == nil {
+			// Judged by jsonrpc-result-object, or a result of another kind:
+			// by input-required-only-where-allowed or
+			// result-type-on-every-result.
+			return
 		}
 		what := "completion/complete"
 		if x.Request != nil {
@@ -140,4 +151,31 @@ func checkCompletionTotal(j *J) Finding {
 		}
 	})
 	return t.finding(fmt.Sprintf("%d total(s), each at least the number of values", t.n), "no completion result carried a total")
+}
+
+func checkCompletionContext(j *J) Finding {
+	if j.Session == nil {
+		return skipped("no session was opened under " + j.Version)
+	}
+	xs := j.Session.Tagged(evidence.ProbeTag(ProbeCompleteContext))
+	if len(xs) == 0 {
+		if !j.Caps().Has("completions") {
+			return skipped("the server declares no completions")
+		}
+		return skipped("no listed prompt or template has two or more arguments")
+	}
+	t := &tally{}
+	for _, c := range evidence.RetryChains(j.Version, xs) {
+		x := c[len(c)-1]
+		what := "completion with context"
+		if x.Request != nil {
+			params := wire.Object(x.Request.Params)
+			what = fmt.Sprintf("completion of %s %s given %s", clipJSON(params["ref"], 120), clipJSON(wire.Object(params["argument"])["name"], 60), clipJSON(params["context"], 120))
+		}
+		w, ok := answered(t, x, what)
+		if ok && x.Response.Has("error") {
+			t.record(w, "%s was refused: %s (no sentence says what a server does with context)", what, clipJSON(x.Response.Error, 160))
+		}
+	}
+	return t.finding(fmt.Sprintf("%d completion(s) with context.arguments got a result (completion-result-shape judges its shape)", t.n), "the completion with context was not sent")
 }

@@ -71,7 +71,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "no-undeclared-client-capabilities", Requirement: "LIFE-25", Area: "lifecycle",
 			Description: "with clientCapabilities {} the server never asks for sampling, elicitation or roots",
-			Judge:       func(j *J) Finding { return checkInputRequests(j, true) },
+			Judge:       checkInputRequests,
 		},
 		{
 			ID: "server-info-on-every-result", Requirement: "LIFE-26", Area: "lifecycle",
@@ -826,25 +826,19 @@ func levelInFlight(p *evidence.Process, seq int) *evidence.Exchange {
 	return nil
 }
 
-// checkInputRequests judges input_required results: at least one of
-// inputRequests and requestState, and (capsOnly) nothing asked of a client
-// capability the request did not declare.
-func checkInputRequests(j *J, capsOnly bool) Finding {
+// checkInputRequests judges what input_required results ask of the
+// client: nothing of a client capability the request did not declare.
+// Their shape is judged by input-required-shape and
+// input-required-result-shape.
+func checkInputRequests(j *J) Finding {
 	t := &tally{}
 	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
-		if rt, _ := wire.String(res["resultType"]); rt != "input_required" {
+		if kind, _ := evidence.KindOf(j.Version, x); kind != evidence.ResultInputRequired {
 			return
 		}
 		t.judged()
 		w := At(p, x.RecvSeq)
 		reqs := wire.Object(res["inputRequests"])
-		_, hasState := wire.String(res["requestState"])
-		if !capsOnly && reqs == nil && !hasState {
-			t.violate(w, "%s: input_required without inputRequests or requestState", x.Method)
-		}
-		if !capsOnly {
-			return
-		}
 		declaredCaps := wire.Object(wire.Object(wire.Object(x.Request.Params)["_meta"])[wire.MetaClientCapabilities])
 		for _, key := range sortedKeys(reqs) {
 			method, _ := wire.String(wire.Object(reqs[key])["method"])
@@ -855,9 +849,5 @@ func checkInputRequests(j *J, capsOnly bool) Finding {
 			}
 		}
 	})
-	ok := fmt.Sprintf("%d input_required result(s) are well formed", t.n)
-	if capsOnly {
-		ok = fmt.Sprintf("%d input_required result(s) ask only for client capabilities their request declared", t.n)
-	}
-	return t.finding(ok, "no result asked for input")
+	return t.finding(fmt.Sprintf("%d input_required result(s) ask only for client capabilities their request declared", t.n), "no result asked for input")
 }

@@ -19,6 +19,12 @@ const (
 	LevelSet = "emergency"
 	// LevelUnknown is a level no version defines.
 	LevelUnknown = "mcpconform-verbose"
+	// ProbeLogLevelMeta is a 2026-07-28 session's requests whose _meta
+	// asks for logs at LevelMeta (io.modelcontextprotocol/logLevel): a
+	// recognised level in the middle of the scale, so that a less severe
+	// message shows.
+	ProbeLogLevelMeta = "log-level-meta"
+	LevelMeta         = "error"
 )
 
 // LogLevels are the syslog severities of LoggingLevel, least severe first.
@@ -52,12 +58,26 @@ func loggingChecks() []*Check {
 			Judge:       checkLevelRespected,
 		},
 		{
+			ID: "log-level-meta-served", Requirement: "LOG-07", Area: "logging",
+			Description: `a 2026-07-28 request whose _meta asks for logs at "error", a recognised level, is served, not refused`,
+			Requires:    []string{"logging"},
+			Versions:    modernOnly,
+			Judge:       checkLogLevelMetaServed,
+		},
+		{
+			ID: "log-level-meta-respected", Requirement: "LOG-05", Area: "logging",
+			Description: `while a 2026-07-28 request whose _meta asks for logs at "error" is open, no notifications/message is less severe`,
+			Requires:    []string{"logging"},
+			Versions:    modernOnly,
+			Judge:       checkLogLevelMetaRespected,
+		},
+		{
 			ID: "log-unknown-level", Requirement: "LOG-07", Area: "logging",
 			Description: "logging/setLevel with a level no version defines gets the error -32602",
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
+				return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
 					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
@@ -166,6 +186,62 @@ func checkLevelRespected(j *J) Finding {
 		"no notifications/message came after logging/setLevel was answered (nothing to judge)")
 }
 
+// logLevelRequests returns the requests of the log-level probe, each as
+// it came to after the suite's retries, and every attempt.
+func logLevelRequests(j *J) (final, all []*evidence.Exchange) {
+	all = j.Session.Tagged(evidence.ProbeTag(ProbeLogLevelMeta))
+	for _, c := range evidence.RetryChains(j.Version, all) {
+		final = append(final, c[len(c)-1])
+	}
+	return final, all
+}
+
+// checkLogLevelMetaServed judges whether requests asking for logs at a
+// recognised level are served. No sentence speaks of refusing them; LOG-07
+// reserves the refusal for a level that is "not a recognized log level",
+// so a refusal is warned as disputed.
+func checkLogLevelMetaServed(j *J) Finding {
+	t := &tally{}
+	final, _ := logLevelRequests(j)
+	for _, x := range final {
+		what := fmt.Sprintf("%s asking for logs at %s", x.Method, LevelMeta)
+		if w, ok := answered(t, x, what); ok && x.Response.Has("error") {
+			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), LevelMeta)
+		}
+	}
+	return t.finding(fmt.Sprintf("%d request(s) asking for logs at %s were served", t.n, LevelMeta), "no request asked for logs")
+}
+
+// checkLogLevelMetaRespected judges the log messages a process wrote
+// while a request of the probe was open (sent, not answered yet): the
+// logging page lets the server send them "at or above the requested
+// level", the level being the "Minimum log level the server should emit
+// for this request". The probe's requests go one at a time, after the
+// session's other traffic, so a message then is for the open request.
+func checkLogLevelMetaRespected(j *J) Finding {
+	t := &tally{}
+	_, all := logLevelRequests(j)
+	floor := slices.Index(LogLevels, LevelMeta)
+	for _, x := range all {
+		if x.SentSeq < 0 {
+			continue
+		}
+		p := x.Process
+		messages(p, func(e transcript.Entry, m *wire.Message) {
+			if e.Seq <= x.SentSeq || x.RecvSeq >= 0 && e.Seq > x.RecvSeq || m.Method != "notifications/message" || wire.SubscriptionID(m) != nil || p.Provoked(e.Seq) {
+				return
+			}
+			t.judged()
+			level, _ := wire.String(wire.Object(m.Params)["level"])
+			if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
+				t.violate(At(p, e.Seq), "a %s message while %s, which asked for logs at %s, was open", level, x.Method, LevelMeta)
+			}
+		})
+	}
+	return t.finding(fmt.Sprintf("%d log notification(s) for requests asking for %s, none less severe", t.n, LevelMeta),
+		"the server logged nothing for the requests that asked for logs (nothing to judge)")
+}
+
 // answered counts a probe as judged and reports whether it was answered.
 // A probe never written or stopped by the harness is not judged; silence
 // within the harness's deadline is recorded as not judged, other silence
@@ -200,10 +276,17 @@ func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
 }
 
 // errorProbe judges probes that must get the error code want: a result or
-// another code breaks the rule. what names the probe in messages.
-func errorProbe(xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
+// another code breaks the rule. what names the probe in messages. A probe
+// retried with the requestState of its input_required answer is judged by
+// what it came to; one still asking for input is not judged.
+func errorProbe(v string, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
 	t := &tally{}
-	for _, x := range xs {
+	for _, c := range evidence.RetryChains(v, xs) {
+		x := c[len(c)-1]
+		if x.Result() != nil && evidence.Complete(v, x) == nil {
+			t.unexercise("%s", notComplete(v, x, len(c)-1))
+			continue
+		}
 		w, ok := answered(t, x, what(x))
 		switch {
 		case !ok:

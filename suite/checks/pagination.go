@@ -247,7 +247,7 @@ func checkPageScopes(j *J) Finding {
 		scopes := map[string]bool{}
 		var w *Where
 		for _, x := range l.Pages {
-			res := x.Result()
+			res := evidence.Complete(j.Version, x)
 			if res == nil {
 				continue
 			}

@@ -24,7 +24,7 @@ func promptsChecks() []*Check {
 			ID: "prompts-list-result-shape", Requirement: "PROMPTS-04", Area: "prompts",
 			Description: "every prompts/list page is a result with a prompts array",
 			Requires:    []string{"prompts"},
-			Judge:       func(j *J) Finding { return listPages(j.Session.Prompts(), true) },
+			Judge:       func(j *J) Finding { return listPages(j.Version, j.Session.Prompts(), true) },
 		},
 		{
 			ID: "prompts-list-item-fields", Requirement: "PROMPTS-06", Area: "prompts",
@@ -135,9 +135,12 @@ func checkPromptFields(j *J) Finding {
 }
 
 // answeredGets calls f with every prompts/get of discovery that got a
-// result. An error answer is legal (the placeholder the suite filled in
-// may not suit the prompt): with record set it is recorded, else passed
-// over. Silence is left to every-request-answered.
+// result, as the get came to after the suite's retries: a
+// GetPromptResult. An error answer is legal (the placeholder the suite
+// filled in may not suit the prompt): with record set it is recorded,
+// else passed over. An InputRequiredResult still asking for input is
+// judged by the input_required checks. Silence is left to
+// every-request-answered.
 func answeredGets(j *J, t *tally, record bool, f func(g *evidence.PromptGet, res map[string]json.RawMessage, w *Where)) {
 	for _, g := range j.Session.PromptGets() {
 		x := g.X
@@ -156,6 +159,10 @@ func answeredGets(j *J, t *tally, record bool, f func(g *evidence.PromptGet, res
 		res := wire.Object(x.Response.Result)
 		if res == nil {
 			continue // judged by jsonrpc-result-object
+		}
+		if evidence.Complete(j.Version, x) == nil {
+			t.unexercise("%s", notComplete(j.Version, x, len(g.Earlier)))
+			continue
 		}
 		f(g, res, w)
 	}
@@ -240,7 +247,7 @@ func checkMissingArgument(j *J) Finding {
 		}
 		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+	return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
 		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 

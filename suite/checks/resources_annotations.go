@@ -145,7 +145,7 @@ func checkAnnotations(j *J, field string) Finding {
 func checkContentsAnnotations(j *J) Finding {
 	t := &tally{}
 	for _, rd := range reads(j.Session) {
-		items, _ := contentsOf(rd)
+		items, _ := contentsOf(j.Version, rd)
 		for k, m := range items {
 			t.judged()
 			if _, ok := m["annotations"]; ok {

@@ -19,7 +19,7 @@ func resourcesListChecks() []*Check {
 			ID: "resources-list-result-shape", Requirement: "RES-LIST-01", Area: "resources",
 			Description: "every resources/list page is a result with a resources array",
 			Requires:    []string{"resources"},
-			Judge:       func(j *J) Finding { return listPages(j.Session.Resources(), true) },
+			Judge:       func(j *J) Finding { return listPages(j.Version, j.Session.Resources(), true) },
 		},
 		{
 			ID: "resources-list-item-fields", Requirement: "RES-LIST-02", Area: "resources",
@@ -74,31 +74,35 @@ func resourcesListChecks() []*Check {
 }
 
 // checkListPages judges every page of a list: a result with the array.
-func checkListPages(l evidence.ListObs) Finding { return listPages(l, false) }
+func checkListPages(v string, l evidence.ListObs) Finding { return listPages(v, l, false) }
 
 // listPages judges every page of a list: a result with the array. With
 // lenient set, an error answer is recorded rather than failed (the
 // schema shapes results; nothing forbids an error such as an internal
 // one), and a page without an answer is left to every-request-answered.
-func listPages(l evidence.ListObs, lenient bool) Finding {
+func listPages(v string, l evidence.ListObs, lenient bool) Finding {
 	t := &tally{}
 	member := evidence.ListMember(l.Method)
 	for i, x := range l.Pages {
 		if x.Stopped() || !x.OK() {
 			continue // not answered: every-request-answered judges that
 		}
-		t.judged()
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
+		res := wire.Object(x.Response.Result)
 		switch {
-		case !x.Response.Has("result") && lenient:
-			t.record(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
 		case !x.Response.Has("result"):
-			t.violate(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
-		default:
-			res := wire.Object(x.Response.Result)
-			if res == nil {
-				continue // judged by jsonrpc-result-object
+			t.judged()
+			if lenient {
+				t.record(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
+			} else {
+				t.violate(w, "page %d: an error instead of a result: %s", i+1, clipJSON(x.Response.Error, 160))
 			}
+		case res == nil:
+			t.judged() // the type is judged by jsonrpc-result-object
+		case evidence.Complete(v, x) == nil:
+			t.unexercise("page %d: %s", i+1, notComplete(v, x, 0))
+		default:
+			t.judged()
 			if wire.Type(res[member]) != "array" {
 				t.violate(w, "page %d: %s is %s, want an array", i+1, member, describeType(res[member]))
 			}
@@ -318,8 +322,14 @@ func checkURISyntax(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d listed URIs are absolute RFC 3986 URIs", t.n), "the server lists no resources")
 }
 
+// notCompleteProb is contentsOf's problem for a read answered with a
+// result of another kind than ReadResourceResult (an InputRequiredResult
+// still asking after the suite's retries, say): it has no contents yet.
+const notCompleteProb = "not complete"
+
 // contentsOf returns the contents items of a read, or why it has none.
-func contentsOf(rd *evidence.Read) ([]map[string]json.RawMessage, string) {
+// Only a complete result (under version v) has contents.
+func contentsOf(v string, rd *evidence.Read) ([]map[string]json.RawMessage, string) {
 	x := rd.X
 	switch {
 	case !x.OK():
@@ -332,8 +342,8 @@ func contentsOf(rd *evidence.Read) ([]map[string]json.RawMessage, string) {
 		return nil, "error " + clipJSON(x.Response.Error, 160)
 	}
 	res := wire.Object(x.Response.Result)
-	if rt, _ := wire.String(res["resultType"]); rt == "input_required" {
-		return nil, "input_required" // no contents yet; judged by input-required-shape
+	if res != nil && evidence.Complete(v, x) == nil {
+		return nil, notCompleteProb
 	}
 	items, ok := wire.Array(res["contents"])
 	if !ok {
@@ -350,7 +360,7 @@ func checkContentsURIs(j *J) Finding {
 	t := &tally{}
 	differ := 0
 	for _, rd := range append(append([]*evidence.Read(nil), j.Session.Reads()...), j.Session.TemplateReads()...) {
-		items, _ := contentsOf(rd)
+		items, _ := contentsOf(j.Version, rd)
 		for k, m := range items {
 			u, ok := wire.String(m["uri"])
 			if !ok {
@@ -391,7 +401,7 @@ func checkSizes(j *J) Finding {
 	lengths := map[string][]int64{}
 	for _, x := range j.Session.Tagged(evidence.TagRead) {
 		rd := &evidence.Read{X: x}
-		if items, prob := contentsOf(rd); prob == "" {
+		if items, prob := contentsOf(j.Version, rd); prob == "" {
 			if n, ok := contentBytes(items); ok {
 				u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
 				lengths[u] = append(lengths[u], n)
@@ -400,7 +410,7 @@ func checkSizes(j *J) Finding {
 	}
 	for _, x := range j.Session.Tagged(evidence.ProbeTag("subscribe", "read")) {
 		rd := &evidence.Read{X: x}
-		if items, prob := contentsOf(rd); prob == "" {
+		if items, prob := contentsOf(j.Version, rd); prob == "" {
 			if n, ok := contentBytes(items); ok {
 				u, _ := wire.String(wire.Object(x.Request.Params)["uri"])
 				lengths[u] = append(lengths[u], n)
@@ -441,8 +451,8 @@ func checkCacheHints(xs []*evidence.Exchange, what string) Finding {
 			continue
 		}
 		res := x.Result()
-		if rt, _ := wire.String(res["resultType"]); res == nil || rt == "input_required" {
-			continue // an input_required result carries no cache hints
+		if res == nil || evidence.Complete(wire.Modern, x) == nil {
+			continue // only a complete result carries cache hints
 		}
 		t.judged()
 		cacheHints(t, At(x.Process, x.RecvSeq), fmt.Sprintf("%s #%d", what, i+1), res)

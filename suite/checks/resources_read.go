@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -89,11 +88,15 @@ func checkReadContents(j *J) Finding {
 			continue
 		}
 		w := At(rd.X.Process, max(rd.X.RecvSeq, rd.X.SentSeq))
-		items, prob := contentsOf(rd)
+		items, prob := contentsOf(j.Version, rd)
 		switch {
-		case prob == "input_required", prob == "clipped", !rd.X.OK():
-			// No contents yet, contents cut by the transcript's budget, or no
-			// answer (every-request-answered judges the silence).
+		case prob == notCompleteProb:
+			// No contents yet: another kind of result, judged by its checks.
+			t.unexercise("%s", notComplete(j.Version, rd.X, len(rd.Earlier)))
+			continue
+		case prob == "clipped", !rd.X.OK():
+			// Contents cut by the transcript's budget, or no answer
+			// (every-request-answered judges the silence).
 			continue
 		case strings.HasPrefix(prob, "error"):
 			// A listed resource may fail to read (a permission, a backend
@@ -141,22 +144,11 @@ func checkReadContents(j *J) Finding {
 }
 
 // checkReadInputRequired judges the input_required results of
-// resources/read (RES-READ-13): at least one of inputRequests and
-// requestState. Other methods' input_required results are not reads, and
-// the rule quoted is the read's.
+// resources/read (RES-READ-16) by the rules of every InputRequiredResult;
+// those of other methods are judged by input-required-result-shape
+// (MRTR-01), which quotes the same sentence.
 func checkReadInputRequired(j *J) Finding {
-	t := &tally{}
-	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
-		if rt, _ := wire.String(res["resultType"]); rt != "input_required" || x.Method != "resources/read" {
-			return
-		}
-		t.judged()
-		_, hasState := wire.String(res["requestState"])
-		if wire.Object(res["inputRequests"]) == nil && !hasState {
-			t.violate(At(p, x.RecvSeq), "resources/read of %q: input_required without inputRequests or requestState", clipString(requestedURI(x), 60))
-		}
-	})
-	return t.finding(fmt.Sprintf("%d input_required read result(s) are well formed", t.n), "no read asked for input")
+	return inputRequiredShapes(j, func(method string) bool { return method == "resources/read" }, "no read asked for input")
 }
 
 // requestedURI is the uri a resources/read asked for.
@@ -171,7 +163,7 @@ func requestedURI(x *evidence.Exchange) string {
 func checkBlobs(j *J) Finding {
 	t := &tally{}
 	for _, rd := range reads(j.Session) {
-		items, _ := contentsOf(rd)
+		items, _ := contentsOf(j.Version, rd)
 		for k, m := range items {
 			b, ok := wire.String(m["blob"])
 			if !ok {
@@ -189,7 +181,7 @@ func checkBlobs(j *J) Finding {
 func checkTextIsText(j *J) Finding {
 	t := &tally{}
 	for _, rd := range reads(j.Session) {
-		items, _ := contentsOf(rd)
+		items, _ := contentsOf(j.Version, rd)
 		for k, m := range items {
 			s, ok := wire.String(m["text"])
 			if !ok {
@@ -216,7 +208,7 @@ func checkTextIsText(j *J) Finding {
 func checkContentsMeta(j *J) Finding {
 	t := &tally{}
 	for _, rd := range reads(j.Session) {
-		items, _ := contentsOf(rd)
+		items, _ := contentsOf(j.Version, rd)
 		for k, m := range items {
 			if v, ok := m["_meta"]; ok {
 				t.judged()
@@ -243,7 +235,7 @@ func checkListedNotEmpty(j *J) Finding {
 	t := &tally{}
 	types := listedTypes(j.Session)
 	for _, rd := range j.Session.Reads() {
-		items, prob := contentsOf(rd)
+		items, prob := contentsOf(j.Version, rd)
 		if prob != "" {
 			continue // an error, no answer, input_required: judged elsewhere
 		}
@@ -287,7 +279,7 @@ func checkContentsURIMatches(j *J) Finding {
 	t := &tally{}
 	several := 0
 	for _, rd := range reads(j.Session) {
-		items, prob := contentsOf(rd)
+		items, prob := contentsOf(j.Version, rd)
 		if prob != "" || len(items) == 0 {
 			continue
 		}

@@ -325,13 +325,13 @@ func listenStreams(j *J) ([]*stream, string) {
 	// A server that offers neither subscriptions nor list changes may
 	// refuse listen: there is nothing to stream.
 	caps := j.Caps()
-	if !caps.Subscribe && !caps.ListChanged {
+	if !caps.Subscribe && !caps.ListChanged && !caps.Has("tools.listChanged") && !caps.Has("prompts.listChanged") {
 		refused := true
 		for _, st := range out {
 			refused = refused && st.x.OK() && st.x.Response.Has("error")
 		}
 		if refused {
-			return nil, "the server declares neither resources.subscribe nor resources.listChanged and refuses subscriptions/listen"
+			return nil, "the server declares no subscribe and no listChanged (of resources, tools or prompts) and refuses subscriptions/listen"
 		}
 	}
 	return out, ""
@@ -393,8 +393,10 @@ func checkListenAck(j *J) Finding {
 		if grants(ack["resourceSubscriptions"]) && !j.Caps().Subscribe {
 			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourceSubscriptions acknowledged, but the server does not declare resources.subscribe", id)
 		}
-		if grants(ack["resourcesListChanged"]) && !j.Caps().ListChanged {
-			t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: resourcesListChanged acknowledged, but the server does not declare resources.listChanged", id)
+		for _, kind := range []string{"resources", "tools", "prompts"} {
+			if grants(ack[kind+"ListChanged"]) && !j.Caps().Has(kind+".listChanged") {
+				t.violate(At(st.x.Process, st.notes[0].Seq), "listen %s: %sListChanged acknowledged, but the server does not declare %s.listChanged", id, kind, kind)
+			}
 		}
 	}
 	return t.finding("every stream was acknowledged first, with a subset of its filter", nothing)

@@ -64,7 +64,7 @@ func checkTemplatesPages(j *J) Finding {
 	if stopped > 0 && stopped == len(l.Pages) {
 		return skipped("the run was stopped before resources/templates/list was answered")
 	}
-	return checkListPages(l)
+	return checkListPages(j.Version, l)
 }
 
 func checkTemplateFields(j *J) Finding {
@@ -98,7 +98,7 @@ func checkTemplateMimeTypes(j *J) Finding {
 		if !ok {
 			continue
 		}
-		items, prob := contentsOf(rd)
+		items, prob := contentsOf(j.Version, rd)
 		if prob != "" {
 			continue
 		}

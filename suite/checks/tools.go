@@ -25,7 +25,7 @@ func toolsChecks() []*Check {
 			ID: "tools-list-result-shape", Requirement: "TOOLS-04", Area: "tools",
 			Description: "every tools/list page is a result with a tools array",
 			Requires:    []string{"tools"},
-			Judge:       func(j *J) Finding { return listPages(j.Session.Tools(), true) },
+			Judge:       func(j *J) Finding { return listPages(j.Version, j.Session.Tools(), true) },
 		},
 		{
 			ID: "tools-list-item-fields", Requirement: "TOOLS-06", Area: "tools",
@@ -307,9 +307,11 @@ func toolCallChecks() []*Check {
 }
 
 // eachToolResult calls f with every tools/call the suite made that got a
-// result. An error answer is legal (the tool may fail on the arguments
-// the suite built): with record set it is recorded. Silence is left to
-// every-request-answered.
+// result, as the call came to after the suite's retries: a
+// CallToolResult. An error answer is legal (the tool may fail on the
+// arguments the suite built): with record set it is recorded. A result of
+// another kind (input_required, a task) is judged by the checks of that
+// kind. Silence is left to every-request-answered.
 func eachToolResult(j *J, t *tally, record bool, f func(c *evidence.ToolCall, res map[string]json.RawMessage, w *Where)) {
 	for _, c := range j.Session.ToolCalls() {
 		x := c.X
@@ -327,6 +329,10 @@ func eachToolResult(j *J, t *tally, record bool, f func(c *evidence.ToolCall, re
 		res := wire.Object(x.Response.Result)
 		if res == nil {
 			continue // judged by jsonrpc-result-object
+		}
+		if evidence.Complete(j.Version, x) == nil {
+			t.unexercise("%s", notComplete(j.Version, x, len(c.Earlier)))
+			continue
 		}
 		f(c, res, w)
 	}
@@ -475,11 +481,18 @@ func checkStructuredText(j *J) Finding {
 
 // eachInvalidCall calls f with every call the suite made with arguments
 // it broke against the tool's inputSchema that was sent and not stopped
-// by the run, with where it was and what it sent.
-func eachInvalidCall(j *J, f func(c *evidence.ToolCall, w *Where, what string)) {
+// by the run, as it came to after the suite's retries, with where it was
+// and what it sent. A call answered with another kind of result than a
+// CallToolResult (input_required still, after the retries; a task) was
+// neither refused nor run: it is not judged, and t says why.
+func eachInvalidCall(j *J, t *tally, f func(c *evidence.ToolCall, w *Where, what string)) {
 	for _, c := range j.Session.ToolCalls() {
 		x := c.X
 		if !c.Invalid || x.Stopped() || x.NotSent() {
+			continue
+		}
+		if x.Result() != nil && evidence.Complete(j.Version, x) == nil {
+			t.unexercise("%s", notComplete(j.Version, x, len(c.Earlier)))
 			continue
 		}
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
@@ -488,19 +501,9 @@ func eachInvalidCall(j *J, f func(c *evidence.ToolCall, w *Where, what string)) 
 }
 
 // refused reports whether the answer to a tools/call refuses it: a
-// JSON-RPC error, a result with isError true, or (2026-07-28) a result
-// that is not a finished one (resultType other than "complete": the
-// server asks for input first).
+// JSON-RPC error, or a CallToolResult with isError true.
 func refused(x *evidence.Exchange) bool {
-	if x.Response.Has("error") {
-		return true
-	}
-	res := wire.Object(x.Response.Result)
-	if string(res["isError"]) == "true" {
-		return true
-	}
-	rt, ok := wire.String(res["resultType"])
-	return ok && rt != "complete"
+	return x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true"
 }
 
 // checkInvalidArguments judges how a call with arguments breaking the
@@ -510,7 +513,7 @@ func checkInvalidArguments(j *J) Finding {
 	t := &tally{}
 	protocolError := !wire.AtLeast(j.Version, wire.V20251125)
 	ran := 0
-	eachInvalidCall(j, func(c *evidence.ToolCall, w *Where, what string) {
+	eachInvalidCall(j, t, func(c *evidence.ToolCall, w *Where, what string) {
 		x := c.X
 		switch {
 		case x.Response == nil:
@@ -539,7 +542,7 @@ func checkInvalidArguments(j *J) Finding {
 // isError means the tool ran on input it should have refused.
 func checkValidatesInput(j *J) Finding {
 	t := &tally{}
-	eachInvalidCall(j, func(c *evidence.ToolCall, w *Where, what string) {
+	eachInvalidCall(j, t, func(c *evidence.ToolCall, w *Where, what string) {
 		x := c.X
 		t.judged()
 		switch {
@@ -548,11 +551,7 @@ func checkValidatesInput(j *J) Finding {
 				t.undecide(w, "%s: %s", what, why)
 			}
 			// An exit is judged by the checks of the process's end.
-		case x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true":
-			// Refused.
 		case refused(x):
-			rt, _ := wire.String(wire.Object(x.Response.Result)["resultType"])
-			t.record(w, "%s: the server asked for input first (resultType %q): whether it validates the arguments is not seen", what, clipString(rt, 40))
 		default:
 			t.violate(w, "%s: the tool ran and succeeded (a result without isError) on arguments that break its inputSchema", what)
 		}

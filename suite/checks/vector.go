@@ -487,6 +487,13 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 		}
 		return itemVerdict{verdict: reports.Skip, message: "not judged: " + why + " (every-request-answered judges requests left unanswered)", actual: actual, sent: sent, got: got, where: where}
 	}
+	if x != nil && resp == x.Response && x.Result() != nil && evidence.Complete(v, x) == nil {
+		// A result of another kind than the method's own (an
+		// InputRequiredResult still asking after the suite's retries, a
+		// task, a resultType the version does not define): the checks of
+		// that kind judge it, not the test's outcomes.
+		return itemVerdict{verdict: reports.Skip, message: "not judged: " + notComplete(v, x, retriesBefore(it, x)), actual: actual, sent: sent, got: got, where: where}
+	}
 	other := t.Otherwise
 	if other == "" {
 		other = "fail"
@@ -718,4 +725,16 @@ func outcomesJSON(t *vectors.Test, version string) any {
 		other = "fail"
 	}
 	return map[string]any{"firstMatchWins": out, "otherwise": other}
+}
+
+// retriesBefore counts the steps of an item that sent x's request before
+// x, retried with a requestState.
+func retriesBefore(it *evidence.ItemObs, x *evidence.Exchange) int {
+	n := 0
+	for _, st := range it.Steps {
+		if st.Exchange != nil && st.Exchange != x && st.Exchange.Tag == x.Tag {
+			n++
+		}
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package execute
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,11 +32,14 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		}
 		return
 	}
-	if !l.x.wanted("completion-result-shape", "completion-total") {
+	if !l.x.wanted("completion-result-shape", "completion-total", "completion-context") {
 		return
 	}
 	type target struct{ kind, key, ref, arg string }
 	var targets []target
+	// several are the prompts and templates of two or more arguments, for
+	// a completion given the others as context.
+	var several [][]target
 	for _, it := range prompts {
 		m := wire.Object(it)
 		name, ok := wire.String(m["name"])
@@ -43,10 +47,15 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 			continue
 		}
 		args, _ := wire.Array(m["arguments"])
+		var of []target
 		for _, a := range args {
 			if an, ok := wire.String(wire.Object(a)["name"]); ok {
-				targets = append(targets, target{"ref/prompt", "name", name, an})
+				of = append(of, target{"ref/prompt", "name", name, an})
 			}
+		}
+		targets = append(targets, of...)
+		if len(of) >= 2 {
+			several = append(several, of)
 		}
 	}
 	for _, it := range l.s.Templates().Items {
@@ -54,10 +63,18 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		if !ok {
 			continue
 		}
+		var of []target
 		for _, v := range evidence.TemplateVars(tpl) {
-			targets = append(targets, target{"ref/resource", "uri", tpl, v})
+			of = append(of, target{"ref/resource", "uri", tpl, v})
+		}
+		targets = append(targets, of...)
+		if len(of) >= 2 {
+			several = append(several, of)
 		}
 	}
+	// first holds the first value offered for each argument: a value a
+	// user could have picked, given as resolved in the context probe.
+	first := map[target]string{}
 	for i, t := range targets {
 		if i == maxCompletions {
 			l.p.c.Budget(transcript.Budget{What: "completions of arguments", Limit: fmt.Sprintf("the first %d were asked for", maxCompletions)})
@@ -70,8 +87,39 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		if !declared && (x.Response == nil || !x.Response.Has("result")) {
 			return
 		}
+		if x.OK() {
+			if values, _ := wire.Array(wire.Object(wire.Object(x.Response.Result)["completion"])["values"]); len(values) > 0 {
+				first[t], _ = wire.String(values[0])
+			}
+		}
+	}
+	if !wire.AtLeast(l.s.Version, wire.V20250618) || !l.x.wanted("completion-context") {
+		return
+	}
+	// One prompt and one template of two or more arguments: the last
+	// argument completed with the others resolved ("context.arguments: A
+	// mapping of already-resolved argument names to their values").
+	done := map[string]bool{}
+	for _, of := range several {
+		if done[of[0].kind] || !l.p.alive() || ctx.Err() != nil {
+			continue
+		}
+		done[of[0].kind] = true
+		last := of[len(of)-1]
+		resolved := map[string]string{}
+		for _, t := range of[:len(of)-1] {
+			resolved[t.arg] = cmp.Or(first[t], placeholderValue)
+		}
+		params := completeParams(last.kind, last.key, last.ref, last.arg)
+		params["context"] = map[string]any{"arguments": resolved}
+		l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteContext), "completion/complete", params)
 	}
 }
+
+// placeholderValue is the value the suite gives an argument it has no
+// better value for (the server offered none): "1" reads as a name, a
+// number and an id alike.
+const placeholderValue = "1"
 
 // completeParams are the params of a completion/complete of argument arg
 // of the prompt or template ref, with the empty value.

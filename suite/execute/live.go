@@ -110,20 +110,90 @@ func wroteStdout(p *evidence.Process) bool {
 	return false
 }
 
-// call sends a request of the session: in a 2026-07-28 session params get
-// the per-request envelope.
+// call sends a request of the session in its current process (see do).
 func (l *live) call(ctx context.Context, tag, method string, params any) *mockclient.Exchange {
-	if l.p.c == nil {
-		return &mockclient.Exchange{Tag: tag, Method: method, Err: mockclient.ErrExited}
+	return l.do(ctx, l.p, mockclient.Request{Tag: tag, Method: method, Params: params})
+}
+
+// do sends a request of the session in p: in a 2026-07-28 session params
+// get the per-request envelope, and a request answered input_required is
+// retried with its requestState (retryInput). It returns what the request
+// came to.
+func (l *live) do(ctx context.Context, p *proc, r mockclient.Request) *mockclient.Exchange {
+	if p.c == nil {
+		return &mockclient.Exchange{Tag: r.Tag, Method: r.Method, Err: mockclient.ErrExited}
 	}
 	if l.modern {
-		wrapped, err := envelope.Wrap(params)
+		wrapped, err := envelope.Wrap(r.Params)
 		if err != nil {
-			return &mockclient.Exchange{Tag: tag, Method: method, Err: err}
+			return &mockclient.Exchange{Tag: r.Tag, Method: r.Method, Err: err}
 		}
-		params = wrapped
+		r.Params = wrapped
 	}
-	return l.p.c.Do(ctx, mockclient.Request{Tag: tag, Method: method, Params: params})
+	return l.retryInput(ctx, p, r, p.c.Do(ctx, r))
+}
+
+// retryInput sends r again, with a new id and the requestState its answer
+// x handed out, while that answer is an InputRequiredResult asking for no
+// input: "If the InputRequiredResult does not contain the inputRequests
+// field, the client MAY retry the original request immediately", echoing
+// "the exact value" of requestState, and with a different id. The suite
+// declares no client capability, so a result asking for input gets no
+// retry. After evidence.MaxInputRetries retries it stops: a server may ask
+// again on every attempt, and the bound is the harness's. The retries keep
+// r's tag, so the evidence finds them with the request (RetryChains). It
+// returns the last exchange.
+func (l *live) retryInput(ctx context.Context, p *proc, r mockclient.Request, x *mockclient.Exchange) *mockclient.Exchange {
+	if !l.modern || r.Line != nil {
+		return x
+	}
+	params, err := rawParams(r.Params)
+	if err != nil {
+		return x
+	}
+	for n := 0; ; n++ {
+		state, ok := evidence.RetryState(wire.Modern, r.Method, params, x.Response)
+		if !ok || ctx.Err() != nil || !p.alive() {
+			return x
+		}
+		if n == evidence.MaxInputRetries {
+			p.c.Budget(transcript.Budget{What: "retries of " + r.Method, Limit: fmt.Sprintf("%d retries with the requestState handed out, each answered input_required again", n)})
+			return x
+		}
+		retry, err := withMember(params, "requestState", state)
+		if err != nil {
+			return x
+		}
+		r.ID, r.Params = nil, retry
+		x = p.c.Do(ctx, r)
+	}
+}
+
+// rawParams encodes request params as JSON (nil stays nil).
+func rawParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	}
+	return json.Marshal(params)
+}
+
+// withMember returns the params object with member key set to v.
+func withMember(params json.RawMessage, key string, v any) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &m); err != nil {
+			return nil, err
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	m[key] = b
+	return json.Marshal(m)
 }
 
 // list follows a paginated list to its end, a repeated cursor, an error,
@@ -282,6 +352,11 @@ func (l *live) sharedWork(ctx context.Context) {
 		l.setLevelProbe(ctx)
 	}
 	l.waitToolCalls(ctx)
+	if l.modern {
+		// After every other request of the process, so that a log message
+		// can only be for the probe's request.
+		l.logLevelProbe(ctx)
+	}
 	l.settleReplies(l.p, 50*time.Millisecond)
 }
 
@@ -347,18 +422,11 @@ func (l *live) waitToolCalls(ctx context.Context) {
 // carries none.
 func (l *live) callTool(ctx context.Context, p *proc, tool json.RawMessage, name string, args map[string]any) {
 	do := func(tag string, args map[string]any, token string) {
-		m := map[string]any{"name": name, "arguments": args}
+		params := map[string]any{"name": name, "arguments": args}
 		if token != "" {
-			m["_meta"] = map[string]any{"progressToken": token}
+			params["_meta"] = map[string]any{"progressToken": token}
 		}
-		params := any(m)
-		if l.modern {
-			var err error
-			if params, err = envelope.Wrap(params); err != nil {
-				return
-			}
-		}
-		p.c.Do(ctx, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
+		l.do(ctx, p, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
 	}
 	do(evidence.TagToolCall, args, l.x.progressToken())
 	if broken, _, ok := checks.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {

@@ -41,3 +41,42 @@ func (l *live) setLevelProbe(ctx context.Context) {
 		l.call(ctx, evidence.ProbeTag(checks.ProbeSetLevelUnknown), "logging/setLevel", map[string]any{"level": checks.LevelUnknown})
 	}
 }
+
+// logLevelProbe sends, in a 2026-07-28 session that declares logging,
+// requests whose _meta asks for logs at checks.LevelMeta: server/discover,
+// the lists the server serves and a read, the traffic most servers log
+// about. They go one at a time, after the session's other traffic, so a
+// log message is for the request open when it comes.
+func (l *live) logLevelProbe(ctx context.Context) {
+	if !l.s.Caps().Has("logging") || !l.x.wanted("log-level-meta-served", "log-level-meta-respected") {
+		return
+	}
+	withLevel := func(params map[string]any) map[string]any {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = map[string]any{wire.MetaLogLevel: checks.LevelMeta}
+		return params
+	}
+	tag := evidence.ProbeTag(checks.ProbeLogLevelMeta)
+	caps := l.s.Caps()
+	type call struct {
+		method string
+		params map[string]any
+	}
+	calls := []call{{method: "server/discover"}}
+	for _, m := range []struct{ capability, method string }{{"resources", "resources/list"}, {"tools", "tools/list"}, {"prompts", "prompts/list"}} {
+		if caps.Has(m.capability) {
+			calls = append(calls, call{method: m.method})
+		}
+	}
+	if rs := l.s.Reads(); len(rs) > 0 && rs[0].URI != "" {
+		calls = append(calls, call{"resources/read", map[string]any{"uri": rs[0].URI}})
+	}
+	for _, c := range calls {
+		if !l.p.alive() || ctx.Err() != nil {
+			return
+		}
+		l.call(ctx, tag, c.method, withLevel(c.params))
+	}
+}

@@ -131,10 +131,11 @@ func (l *live) batchProbe(ctx context.Context) {
 var heldStreamChecks = []string{"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared", "cancelled-only-for-listen"}
 
 // modernProbes run in a 2026-07-28 session after discovery: a request
-// carrying trace context; two listen streams, one with a string id asking
-// for updates of a resource, one with an integer id asking for list
-// changes, both cancelled in the end; and a third asking for tool and
-// prompt list changes, which stays open until the process ends.
+// carrying trace context; listen streams, one with a string id asking for
+// updates of a resource, one with an integer id asking for resource list
+// changes, and one for each of the tool and prompt lists whose listChanged
+// the server declares, all cancelled in the end; and one more asking for
+// tool and prompt list changes, which stays open until the process ends.
 func (l *live) modernProbes(ctx context.Context) {
 	c := l.p.c
 	tag := func(step string) string { return evidence.ProbeTag(ProbeListen, step) }
@@ -142,12 +143,18 @@ func (l *live) modernProbes(ctx context.Context) {
 	if rs := l.s.Reads(); len(rs) > 0 {
 		uri = rs[0].URI
 	}
-	filters := [2]map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
+	filters := []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
 	if uri != "" {
 		filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
 	}
-	ids := [2]json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
-	var streams [2]*mockclient.Stream
+	ids := []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
+	for _, kind := range []string{"tools", "prompts"} {
+		if l.s.Caps().Has(kind + ".listChanged") {
+			filters = append(filters, map[string]any{kind + "ListChanged": true})
+			ids = append(ids, c.NewID())
+		}
+	}
+	streams := make([]*mockclient.Stream, len(filters))
 	if l.x.wanted("trace-context-format") {
 		// A request carrying W3C trace context: a server that takes part
 		// in tracing may carry it on in what it sends.
@@ -202,7 +209,9 @@ func (l *live) modernProbes(ctx context.Context) {
 	// to show.
 	from := c.Transcript().Len()
 	l.settle(ctx, from, 150*time.Millisecond, func(m *wire.Message) bool { return streams[0].Belongs(m) })
-	_ = streams[1].CancelTagged(tag("cancel"))
+	for _, st := range streams[1:] {
+		_ = st.CancelTagged(tag("cancel"))
+	}
 }
 
 // listAfter lists resources again, every page, after all other traffic

@@ -163,7 +163,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 				}
 				x = pd.WaitWithin(wait)
 			} else {
-				x = c.Do(ctx, r)
+				x = l.retryInput(ctx, p, r, c.Do(ctx, r))
 			}
 			if !delivered && (errors.Is(x.Err, mockclient.ErrWrite) || errors.Is(x.Err, mockclient.ErrExited) && x.SentSeq < 0) {
 				// Nothing of this item reached the server: whatever it did
