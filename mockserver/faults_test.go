@@ -65,7 +65,7 @@ func TestFaultCatalogue(t *testing.T) {
 		text-and-blob contents-missing-uri contents-not-array binary-as-text unknown-uri-success unknown-uri-32602
 		unknown-uri-internal not-found-no-data hostile-uri-leak contents-meta-bad-type
 		subscribe-unsupported unsubscribe-error spurious-updated undeclared-list-changed list-changed-bad-params
-		crash-on-start crash-on-read crash-on-read-without-params notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
+		crash-on-start crash-on-read crash-on-read-without-params notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info exit-after-initialize hang-on-list hang-on-read hang-on-templates-list params-array-dropped slow ignore-sigterm
 		ignore-stdin-eof leave-child stderr-flood huge-response huge-line hostile-strings`) {
 		if !seen[name] {
 			t.Errorf("fault %s is missing", name)
@@ -147,6 +147,7 @@ func script(t *testing.T, version string) string {
 	lines = append(lines, notification("notifications/initialized", map[string]any{}))
 	req("ping", map[string]any{"_meta": map[string]any{"com.example.mcpconform/probe": "x"}})
 	req("resources/list", map[string]any{"_meta": map[string]any{"progressToken": "p1"}})
+	lines = append(lines, `{"jsonrpc":"2.0","id":"arr","method":"resources/list","params":[]}`)
 	lines = append(lines, toolsAndPrompts(s, func(n int) string { return fmt.Sprintf(`"t%d"`, n) }, nil)...)
 	lines = append(lines, logsAndCompletions(func(n int) string { return fmt.Sprintf(`"c%d"`, n) }, nil)...)
 	return strings.Join(lines, "\n") + "\n"
@@ -587,7 +588,9 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"completion-bad-result": func(o string) bool { return scriptLine(o, "2025-11-25", "c5", `"values":"none"`) },
 
-	"hang-on-read": func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	"hang-on-read":           func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	"hang-on-templates-list": func(o string) bool { return !strings.Contains(o, `"resourceTemplates":[`) },
+	"params-array-dropped":   func(o string) bool { return !strings.Contains(o, `"id":"arr"`) },
 	"hostile-strings": func(o string) bool {
 		return strings.Contains(o, `\u003cscript\u003e`) && strings.Contains(o, `\u001b[31m`) && strings.Contains(o, `\udfff\ud800`)
 	},

@@ -43,7 +43,7 @@ func completionChecks() []*Check {
 				if j.Caps().Has("completions") {
 					return skipped("the server declares completions")
 				}
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)), wire.CodeMethodNotFound,
+				return errorProbe(j.Run, j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)), wire.CodeMethodNotFound,
 					named("completion/complete without the completions capability"), "completion/complete without the capability gets -32601", "completion/complete was not sent")
 			},
 		},

@@ -330,6 +330,12 @@ func checkCounterOffer(j *J) Finding {
 			nothing = "the initialize offering " + h.offered + " got no response it could read: the server wrote " + g + " in its stead (the framing and id checks judge it)"
 			continue
 		}
+		if why, died := dropped(j.Run, h.x); why != "" && !died {
+			// A dropped initialize is every-request-answered's finding, and
+			// says nothing of unknown versions.
+			t.unexercise("offered %s, the server dropped initialize: %s (every-request-answered judges it)", h.offered, why)
+			continue
+		}
 		t.judged()
 		x := h.x
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))

@@ -57,7 +57,7 @@ func loggingChecks() []*Check {
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
-				return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
+				return errorProbe(j.Run, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
 					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
@@ -120,7 +120,7 @@ func checkLogMessageShape(j *J) Finding {
 func checkSetLevel(j *J) Finding {
 	t := &tally{}
 	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
-		w, ok := answered(t, x, "logging/setLevel to "+LevelSet)
+		w, ok := answered(t, j.Run, x, "logging/setLevel to "+LevelSet)
 		switch {
 		case !ok:
 		case !x.Response.Has("result"):
@@ -167,20 +167,19 @@ func checkLevelRespected(j *J) Finding {
 }
 
 // answered counts a probe as judged and reports whether it was answered.
-// A probe never written or stopped by the harness is not judged; silence
-// within the harness's deadline is recorded as not judged, other silence
-// (the process exited) breaks the rule.
-func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
+// A probe never written or stopped by the harness is not judged, nor one
+// the server dropped (every-request-answered judges that); silence within
+// the harness's deadline with no evidence of a drop is recorded as not
+// judged.
+func answered(t *tally, r *evidence.Run, x *evidence.Exchange, what string) (*Where, bool) {
 	if x.Stopped() || x.NotSent() {
 		return nil, false
 	}
 	w := At(x.Process, max(x.RecvSeq, x.SentSeq))
-	if x.Response == nil && x.NoResponse != nil {
-		if _, ok := timedOut(x); !ok {
-			// The server exited, or the request could not even be
-			// written to it: every-request-answered judges a request
-			// left unanswered, and this probe's own rule was not
-			// exercised.
+	if x.Response == nil {
+		if why, _ := dropped(r, x); why != "" || x.NoResponse != nil && x.NoResponse.Reason != transcript.ReasonTimeout {
+			// Dropped, or the process exited before it could be answered
+			// (or even written): this probe's own rule was not exercised.
 			t.unexercise("%s: %s (every-request-answered judges requests left unanswered)", what, gotOf(x))
 			return w, false
 		}
@@ -201,10 +200,10 @@ func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
 
 // errorProbe judges probes that must get the error code want: a result or
 // another code breaks the rule. what names the probe in messages.
-func errorProbe(xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
+func errorProbe(r *evidence.Run, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
 	t := &tally{}
 	for _, x := range xs {
-		w, ok := answered(t, x, what(x))
+		w, ok := answered(t, r, x, what(x))
 		switch {
 		case !ok:
 		case x.Response.Has("result"):

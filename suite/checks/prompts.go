@@ -238,7 +238,7 @@ func checkMissingArgument(j *J) Finding {
 		}
 		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return errorProbe(j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+	return errorProbe(j.Run, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
 		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 

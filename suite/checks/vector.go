@@ -233,7 +233,7 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	var msgs []string
 	verdict := reports.Skip
 	for _, it := range items {
-		iv := judgeItem(t, v, it)
+		iv := judgeItem(t, r, v, it)
 		if why := servedByTemplate(t, s, it); why != "" {
 			iv = itemVerdict{verdict: reports.Skip, message: why}
 		}
@@ -334,7 +334,7 @@ type itemVerdict struct {
 }
 
 // judgeItem judges one item against the test's outcomes.
-func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
+func judgeItem(t *vectors.Test, r *evidence.Run, v string, it *evidence.ItemObs) itemVerdict {
 	where := &Where{Process: it.Process, From: it.Begin, To: it.End + 1}
 	switch {
 	case it.Mark.Err != "":
@@ -399,6 +399,12 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	actual := any(map[string]string{"noResponse": got})
 	if resp != nil {
 		actual = toAny(resp.Raw)
+	}
+	if resp == nil && x != nil && (alive == nil || *alive) {
+		if why, _ := dropped(r, x); why != "" {
+			// One dropped request, one finding: every-request-answered's.
+			return itemVerdict{verdict: reports.Skip, message: fmt.Sprintf("not judged: %s (id %s) was dropped: %s (every-request-answered judges it)", x.Method, clipJSON(x.ID, 40), why), actual: actual, sent: sent, got: got, where: where}
+		}
 	}
 	silence := resp == nil
 	for _, oc := range t.Expect {
