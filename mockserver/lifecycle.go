@@ -112,6 +112,14 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 		// notifications/initialized yet whatever its reader's timing.
 		s.pre = append(s.pre, &outMsg{kind: kindRequest, method: "roots/list", id: s.newID()})
 	}
+	if s.variants.has("ping-and-log-during-initialize") {
+		// Ahead of the response: the handshake lets a server ping and log
+		// before notifications/initialized.
+		s.pre = append(s.pre,
+			&outMsg{kind: kindRequest, method: "ping", id: s.newID()},
+			&outMsg{kind: kindNotification, method: "notifications/message",
+				params: s.dressParams(object{"level": "info", "logger": "mockserver", "data": "initializing"})})
+	}
 	if s.faults.has("exit-after-initialize") {
 		s.exitAfterInit = true
 	}

@@ -157,6 +157,8 @@ var variantCatalogue = []variantDef{
 		why: "a subscribed resource may change at any time (RES-SUB-03, RES-SUB-04); stream notifications carry the subscriptionId (RES-SUB-09)", resources: true},
 	{Variant: Variant{Name: "server-pings", Versions: handshakeVersions, Description: `after notifications/initialized sends a ping request before a response at most once a second, with ids alternating between large integers (9007199254740993 on) and strings with escapes ("mock-\u00e9-ping-2")`},
 		why: "either side may ping (PING-01, PING-04) once the client is ready (LIFE-09); ids are strings or integers (JSONRPC-02)"},
+	{Variant: Variant{Name: "ping-and-log-during-initialize", Description: "declares logging and, while it answers initialize (before the response), sends a ping request and a notifications/message; a dual-era server does so for the legacy initialize that follows server/discover too"},
+		why: "before notifications/initialized the server may send pings and logging (LIFE-09), and a process follows the legacy rules from the moment the legacy initialize is sent (LIFE-31), so the 2026-07-28 rules on server requests and log levels do not apply to them"},
 	{Variant: Variant{Name: "stderr-chatter", Description: "writes a log line to stderr at start and for every message it reads"},
 		why: "the server may log to stderr (STDIO-05)"},
 	{Variant: Variant{Name: "streams-end-cancelled", Versions: modernVersions, Description: "at stdin EOF ends each open listen stream with notifications/cancelled naming its id, instead of the listen result"},

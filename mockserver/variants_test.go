@@ -1098,6 +1098,24 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		}
 		t.Errorf("no ping with the id 9007199254740993 among %v", v.notes)
 	},
+	"ping-and-log-during-initialize": func(t *testing.T, v *vsession) {
+		notes := v.notes
+		if v.modern {
+			// A dual-era server does the same for a legacy initialize.
+			v.send(request(`"legacy"`, "initialize", initParams("2025-11-25")))
+			_, notes, _ = v.await(`"legacy"`)
+		}
+		var methods []string
+		for _, m := range notes {
+			methods = append(methods, m.Method)
+		}
+		if !slices.Equal(methods, []string{"ping", "notifications/message"}) {
+			t.Errorf("before the initialize response: %v", methods)
+		}
+		if v.init["capabilities"].(map[string]any)["logging"] == nil {
+			t.Errorf("logging not declared")
+		}
+	},
 	"stderr-chatter": func(t *testing.T, v *vsession) {
 		if got := v.stderr.String(); strings.Count(got, "\n") < 2 {
 			t.Errorf("stderr %q", got)
