@@ -51,6 +51,9 @@ func (x *Exchange) Dropped(timeout time.Duration) *Drop {
 	if x == nil || x.Response != nil || x.Request == nil || x.SentSeq < 0 || x.Stopped() || x.NotSent() {
 		return nil
 	}
+	if nr := x.NoResponse; nr != nil && (nr.Reason == transcript.ReasonWriteFailed || nr.Reason == transcript.ReasonUnreadable) {
+		return nil // it never reached the server, or its answer was too deep to read
+	}
 	p := x.Process
 	entries := p.Entries()
 	if x.SentSeq >= len(entries) || !rpcCall(entries[x.SentSeq]) || unawaited(x, entries) {

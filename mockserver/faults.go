@@ -116,7 +116,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "silent-before-initialize", Layer: "lifecycle", Requirement: "LIFE-08", Description: "leaves requests other than initialize and ping unanswered before initialize, instead of refusing them"}},
 	{Fault: Fault{Name: "unrequested-log", Layer: "lifecycle", Requirement: "LOG-01", Also: []string{"LIFE-10"}, Description: "sends notifications/message after notifications/initialized without declaring logging"}},
 	{Fault: Fault{Name: "log-bad-message", Layer: "lifecycle", Requirement: "LOG-03", Description: `after notifications/initialized sends notifications/message with level "verbose", logger 42 and no data`}},
-	{Fault: Fault{Name: "set-level-refused", Layer: "lifecycle", Requirement: "LOG-04", Also: []string{"LOG-07"}, Description: "declares logging but answers every logging/setLevel with -32603 (so an unknown level gets -32603 too: LOG-07)"}},
+	{Fault: Fault{Name: "set-level-result-not-object", Layer: "lifecycle", Requirement: "LOG-04", Also: []string{"JSONRPC-07"}, Description: "answers logging/setLevel with the result [] instead of an empty object (also breaks JSONRPC-07)"}},
 	{Fault: Fault{Name: "set-level-ignored", Layer: "lifecycle", Requirement: "LOG-05", Description: "once logging/setLevel was accepted, sends a debug notifications/message before every response, whatever the level set"}},
 	{Fault: Fault{Name: "set-level-unknown-accepted", Layer: "lifecycle", Requirement: "LOG-07", Description: "accepts logging/setLevel with any level string, one no version defines included, instead of -32602"}},
 	{Fault: Fault{Name: "ping-not-empty", Layer: "lifecycle", Requirement: "PING-01", Also: []string{"META-01", "PING-02", "PING-03"}, Description: `answers ping with {"status": "ok"}`}},

@@ -573,13 +573,13 @@ var faultEffects = map[string]func(out string) bool{
 
 	// The logging and completion requests of logsAndCompletions: ids
 	// "c1" … "c6" in the handshake sessions, "mc1" … "mc7" in 2026-07-28.
-	"log-bad-message":            func(o string) bool { return strings.Contains(o, `"level":"verbose","logger":42`) },
-	"set-level-refused":          func(o string) bool { return scriptLine(o, "2025-11-25", "c1", `"error":{"code":-32603`) },
-	"set-level-ignored":          func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
-	"set-level-unknown-accepted": func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
-	"log-level-meta-unchecked":   func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
-	"completion-too-many":        func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"topic-100"`) },
-	"completion-total-low":       func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"total":3`) },
+	"log-bad-message":             func(o string) bool { return strings.Contains(o, `"level":"verbose","logger":42`) },
+	"set-level-result-not-object": func(o string) bool { return scriptLine(o, "2025-11-25", "c1", `"result":[]`) },
+	"set-level-ignored":           func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
+	"set-level-unknown-accepted":  func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
+	"log-level-meta-unchecked":    func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
+	"completion-too-many":         func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"topic-100"`) },
+	"completion-total-low":        func(o string) bool { return scriptLine(o, "2025-11-25", "c4", `"total":3`) },
 	"completion-unknown-prompt-served": func(o string) bool {
 		return scriptLine(o, "2025-11-25", "c6", `"result":{"completion"`)
 	},

@@ -245,8 +245,8 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // refuses a level that is not a syslog severity with -32602 (LOG-07). Only
 // the log-notifications variant logs, at the level set.
 func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
-	if s.faults.has("set-level-refused") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: the log level cannot be changed."}
+	if s.variants.has("logging-without-set-level") {
+		return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: logging/setLevel."}
 	}
 	var p struct {
 		Level string `json:"level"`
@@ -258,6 +258,9 @@ func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 		return nil, unknownEntity("Invalid params: level must be one of the syslog levels.")
 	}
 	s.logLevel = p.Level
+	if s.faults.has("set-level-result-not-object") {
+		return []any{}, nil
+	}
 	return object{}, nil
 }
 

@@ -151,6 +151,8 @@ var variantCatalogue = []variantDef{
 		why: "a server may send progress for a token it was given, increasing (META-05, progress utility)"},
 	{Variant: Variant{Name: "log-notifications", Versions: handshakeVersions, Description: "declares logging and, after notifications/initialized, sends notifications/message at the current level (info until logging/setLevel) before every response"},
 		why: "a server that declares logging may log (LIFE-10); 2026-07-28 deprecates logging for new servers, so only the handshake versions are served"},
+	{Variant: Variant{Name: "logging-without-set-level", Versions: handshakeVersions, Description: "declares logging but does not implement logging/setLevel: every logging/setLevel gets -32601"},
+		why: `clients "MAY" send logging/setLevel and no sentence makes a server implement it: LOG-04 records the refusal, and the rules that need a level set (LOG-05, LOG-07) are not judged`},
 	{Variant: Variant{Name: "modern-set-level-served", Versions: modernVersions, Description: "answers logging/setLevel in the 2026-07-28 envelope with an empty result, as a dual-era server that keeps the old method might"},
 		why: "2026-07-28 removes logging/setLevel, but no sentence forbids a server to go on answering it: LOG-09 records it"},
 	{Variant: Variant{Name: "updated-notifications", Description: "sends notifications/resources/updated for every subscribed URI before every later response (legacy subscribe), and on every open listen stream for the URIs it agreed to (2026-07-28)"},

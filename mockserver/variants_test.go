@@ -1116,6 +1116,14 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("logging not declared")
 		}
 	},
+	"logging-without-set-level": func(t *testing.T, v *vsession) {
+		if v.init["capabilities"].(map[string]any)["logging"] == nil {
+			t.Errorf("logging not declared")
+		}
+		if m, _ := v.call("logging/setLevel", map[string]any{"level": "info"}); m.Error == nil || m.Error.Code != -32601 {
+			t.Errorf("logging/setLevel: %+v, want the error -32601", m)
+		}
+	},
 	"stderr-chatter": func(t *testing.T, v *vsession) {
 		if got := v.stderr.String(); strings.Count(got, "\n") < 2 {
 			t.Errorf("stderr %q", got)

@@ -39,7 +39,7 @@ func loggingChecks() []*Check {
 		},
 		{
 			ID: "log-set-level", Requirement: "LOG-04", Area: "logging",
-			Description: "logging/setLevel with a valid level gets a result (an empty one)",
+			Description: "logging/setLevel with a valid level gets an empty result, or a refusal (recorded: clients MAY send it, and no sentence makes servers implement it)",
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkSetLevel,
@@ -57,6 +57,9 @@ func loggingChecks() []*Check {
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
+				if why := setLevelRefused(j); why != "" {
+					return skipped(why)
+				}
 				return errorProbe(j.Run, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
 					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
@@ -117,6 +120,10 @@ func checkLogMessageShape(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d log notification(s), each with a syslog level and data", t.n), "the server sent no notifications/message")
 }
 
+// checkSetLevel judges logging/setLevel to a valid level. No sentence
+// makes a server implement it ("clients MAY send a logging/setLevel
+// request"), so a refusal is recorded; a result that is no object breaks
+// the schema (EmptyResult).
 func checkSetLevel(j *J) Finding {
 	t := &tally{}
 	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
@@ -124,12 +131,24 @@ func checkSetLevel(j *J) Finding {
 		switch {
 		case !ok:
 		case !x.Response.Has("result"):
-			t.violate(w, "logging/setLevel to %s was refused with the error %s, though the server declares logging", LevelSet, clipJSON(x.Response.Error, 160))
+			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", LevelSet, clipJSON(x.Response.Error, 160))
 		case wire.Object(x.Response.Result) == nil:
 			t.violate(w, "logging/setLevel: the result is %s, want an (empty) object", describeType(x.Response.Result))
 		}
 	}
 	return t.finding("logging/setLevel to "+LevelSet+" gets a result", "logging/setLevel was not sent")
+}
+
+// setLevelRefused says why the checks that need logging/setLevel to work
+// judge nothing when the server refused it for a valid level (it does not
+// implement it, which it need not), else "".
+func setLevelRefused(j *J) string {
+	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+		if x.OK() && x.Response.Has("error") {
+			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", LevelSet, clipJSON(x.Response.Error, 120))
+		}
+	}
+	return ""
 }
 
 func checkLevelRespected(j *J) Finding {
@@ -139,6 +158,9 @@ func checkLevelRespected(j *J) Finding {
 		if x.Response != nil && x.Response.Has("result") {
 			set = x
 		}
+	}
+	if why := setLevelRefused(j); why != "" {
+		return skipped(why)
 	}
 	if set == nil {
 		return skipped("logging/setLevel was not answered with a result (log-set-level judges it)")
@@ -177,9 +199,13 @@ func answered(t *tally, r *evidence.Run, x *evidence.Exchange, what string) (*Wh
 	}
 	w := At(x.Process, max(x.RecvSeq, x.SentSeq))
 	if x.Response == nil {
-		if why, _ := dropped(r, x); why != "" || x.NoResponse != nil && x.NoResponse.Reason != transcript.ReasonTimeout {
-			// Dropped, or the process exited before it could be answered
-			// (or even written): this probe's own rule was not exercised.
+		if why, _ := dropped(r, x); why != "" {
+			t.unexercise("%s was dropped: %s (every-request-answered judges it)", what, why)
+			return w, false
+		}
+		if x.NoResponse != nil && x.NoResponse.Reason != transcript.ReasonTimeout {
+			// The request could not even be written: this probe's own
+			// rule was not exercised.
 			t.unexercise("%s: %s (every-request-answered judges requests left unanswered)", what, gotOf(x))
 			return w, false
 		}
