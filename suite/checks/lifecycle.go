@@ -19,6 +19,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "initialize-completes", Requirement: "LIFE-01", Area: "lifecycle",
 			Description: "the initialize exchange completes first on a connection, and the session is judged under the negotiated version",
+			Opening:     true,
 			Judge:       checkInitializeCompletes,
 		},
 		{
@@ -61,6 +62,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "discover-completes", Requirement: "LIFE-23", Area: "lifecycle",
 			Description: "a server of the 2026-07-28 era answers server/discover in the per-request envelope",
+			Opening:     true,
 			Judge:       checkDiscoverCompletes,
 		},
 		{

@@ -44,6 +44,19 @@ func SessionKind(t *vectors.Test) string {
 	return s
 }
 
+// versionGate returns why a test does not apply to version v at all, or "".
+func versionGate(t *vectors.Test, v string) string {
+	if req, ok := catalogIn(t.Requirement, v); !ok {
+		return req
+	}
+	for _, req := range []vectors.Requires{fileRequires(t), t.Requires} {
+		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
+			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
+		}
+	}
+	return ""
+}
+
 // Provoking reports whether a test breaks the client's own rules on
 // purpose: what it provokes is judged by the test alone.
 func Provoking(t *vectors.Test) bool {
@@ -53,13 +66,10 @@ func Provoking(t *vectors.Test) bool {
 // VectorGate returns why a test does not apply to version v of session s,
 // or "". The executor and the judge ask the same question.
 func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
-	if req, ok := catalogIn(t.Requirement, v); !ok {
-		return req
+	if why := versionGate(t, v); why != "" {
+		return why
 	}
 	for _, req := range []vectors.Requires{fileRequires(t), t.Requires} {
-		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
-			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
-		}
 		if len(req.Capabilities) == 0 && len(req.Discovered) == 0 {
 			continue
 		}
@@ -198,7 +208,14 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	res := BaseResult(t.ID, t.Requirement, area, v, t.Flags)
 	res.Expect = t.Description
 	res.Expected = outcomesJSON(t, v)
-	if why := VectorGate(t, v, s); why != "" {
+	why := versionGate(t, v)
+	if why == "" {
+		why = NotServed(r, v, s)
+	}
+	if why == "" {
+		why = VectorGate(t, v, s)
+	}
+	if why != "" {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
