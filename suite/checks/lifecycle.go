@@ -179,7 +179,7 @@ func checkInitializeCompletes(j *J) Finding {
 			if nr := h.x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout {
 				// Silence within the start-up deadline breaks no rule: a
 				// slow server may answer later.
-				return harness(fmt.Sprintf("not judged: initialize got no response within the harness's start-up deadline of %s (--start-timeout)", nr.Deadline))
+				return harness(fmt.Sprintf("not judged: the server did not answer initialize within %s (--start-timeout)", nr.Deadline))
 			}
 		}
 	}
@@ -623,7 +623,7 @@ func eraProbes(r *evidence.Run) []*evidence.Exchange {
 // window of the harness, which proves no rule broken.
 func timedOut(x *evidence.Exchange) (string, bool) {
 	if nr := x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout && !x.Late {
-		return fmt.Sprintf("not judged: %s got no response within the harness's deadline of %s", x.Method, nr.Deadline), true
+		return fmt.Sprintf("not judged: the server did not answer %s within %s, a deadline of the harness", x.Method, nr.Deadline), true
 	}
 	return "", false
 }
