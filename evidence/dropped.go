@@ -172,7 +172,7 @@ func silenceExplained(x *Exchange, entries []transcript.Entry) bool {
 			break
 		}
 	}
-	return unreadableAfter(x.Process, x.SentSeq, len(entries))
+	return unreadableAfter(x.Process, entries[x.SentSeq+1:])
 }
 
 // exitOf returns how the process ended and where the transcript says so
@@ -186,16 +186,16 @@ func exitOf(entries []transcript.Entry) (*transcript.Exit, int) {
 	return nil, -1
 }
 
-// unreadableAfter reports whether the server wrote on stdout, between from
-// and to, something an answer may have been lost in: a line that is no
-// message, one cut or never ended, or a response with an id no request of
-// the process carried.
-func unreadableAfter(p *Process, from, to int) bool {
+// unreadableAfter reports whether the server wrote on stdout, in entries,
+// something an answer may have been lost in: a line that is no message,
+// one cut or never ended, or a response with an id no request of the
+// process carried.
+func unreadableAfter(p *Process, entries []transcript.Entry) bool {
 	ids := map[string]bool{}
 	for _, y := range p.Exchanges() {
 		ids[wire.LooseIDKey(y.ID)] = true
 	}
-	for _, e := range p.Transcript.Slice(from+1, to) {
+	for _, e := range entries {
 		if e.Dir != transcript.Recv {
 			continue
 		}
