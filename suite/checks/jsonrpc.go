@@ -566,9 +566,12 @@ func silenceSentence(j *J, x *evidence.Exchange) string {
 	d := x.NoResponse.Deadline
 	flag := "--timeout"
 	switch {
-	case j.Run.Timeout > 0 && d > j.Run.Timeout:
+	case j.Run.Timeout <= 0 || d == j.Run.Timeout:
+	case x.Method == "initialize" || x.Tag == evidence.TagInit:
 		flag = "--start-timeout"
-	case j.Run.Timeout > 0 && d < j.Run.Timeout*9/10:
+	case d > j.Run.Timeout:
+		flag = "--timeout, waited longer while the server had written nothing yet or a line was still arriving"
+	case d < j.Run.Timeout*9/10:
 		flag = "a window of the probe that sent it"
 	}
 	return fmt.Sprintf("the server did not answer %s (id %s) within %s (%s)", x.Method, clipJSON(x.ID, 40), d, flag)
