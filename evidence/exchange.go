@@ -382,8 +382,11 @@ func buildIndex(p *Process) *exchanges {
 }
 
 // eras finds where the process entered an era: a successful initialize
-// (legacy, from its response on) or a successful request in the
-// 2026-07-28 envelope while no handshake had happened (modern).
+// (legacy) or a successful request in the 2026-07-28 envelope while no
+// handshake had happened (modern). An era begins where the request that
+// opened it was sent, not where it was answered: what the server writes
+// while it answers (a ping or a log message while it answers initialize,
+// which the handshake allows) already follows that era's rules.
 func eras(p *Process, all []*Exchange) []eraChange {
 	var out []eraChange
 	cur := wire.EraNone
@@ -392,15 +395,16 @@ func eras(p *Process, all []*Exchange) []eraChange {
 		if res == nil {
 			continue
 		}
+		at := ex.SentSeq // a request with a result was written
 		if ex.Method == "initialize" {
 			v, _ := wire.String(res["protocolVersion"])
-			out = append(out, eraChange{Seq: ex.RecvSeq, Era: wire.EraLegacy, Version: v})
+			out = append(out, eraChange{Seq: at, Era: wire.EraLegacy, Version: v})
 			cur = wire.EraLegacy
 			continue
 		}
 		if cur == wire.EraNone && ex.Request != nil {
 			if v, ok := wire.EnvelopeVersion(ex.Request); ok && v == wire.Modern {
-				out = append(out, eraChange{Seq: ex.RecvSeq, Era: wire.EraModern, Version: wire.Modern})
+				out = append(out, eraChange{Seq: at, Era: wire.EraModern, Version: wire.Modern})
 				cur = wire.EraModern
 			}
 		}

@@ -65,7 +65,7 @@ func TestFaultCatalogue(t *testing.T) {
 		text-and-blob contents-missing-uri contents-not-array binary-as-text unknown-uri-success unknown-uri-32602
 		unknown-uri-internal not-found-no-data hostile-uri-leak contents-meta-bad-type
 		subscribe-unsupported unsubscribe-error spurious-updated undeclared-list-changed list-changed-bad-params
-		crash-on-start crash-on-read crash-on-read-without-params notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info exit-after-initialize hang-on-list hang-on-read slow ignore-sigterm
+		crash-on-start crash-on-read crash-on-read-without-params notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info exit-after-initialize hang-on-list hang-on-read hang-on-templates-list params-array-dropped slow ignore-sigterm
 		ignore-stdin-eof leave-child stderr-flood huge-response huge-line hostile-strings`) {
 		if !seen[name] {
 			t.Errorf("fault %s is missing", name)
@@ -148,6 +148,7 @@ func script(t *testing.T, version string) string {
 	lines = append(lines, notification("notifications/initialized", map[string]any{}))
 	req("ping", map[string]any{"_meta": map[string]any{"com.example.mcpconform/probe": "x"}})
 	req("resources/list", map[string]any{"_meta": map[string]any{"progressToken": "p1"}})
+	lines = append(lines, `{"jsonrpc":"2.0","id":"arr","method":"resources/list","params":[]}`)
 	lines = append(lines, toolsAndPrompts(s, func(n int) string { return fmt.Sprintf(`"t%d"`, n) }, nil)...)
 	lines = append(lines, logsAndCompletions(func(n int) string { return fmt.Sprintf(`"c%d"`, n) }, nil)...)
 	return strings.Join(lines, "\n") + "\n"
@@ -602,11 +603,11 @@ var faultEffects = map[string]func(out string) bool{
 
 	// The logging and completion requests of logsAndCompletions: ids
 	// "c1" … "c6" in the handshake sessions, "mc1" … "mc7" in 2026-07-28.
-	"log-bad-message":            func(o string) bool { return strings.Contains(o, `"level":"verbose","logger":42`) },
-	"set-level-refused":          func(o string) bool { return scriptLine(o, "2025-11-25", "c1", `"error":{"code":-32603`) },
-	"set-level-ignored":          func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
-	"set-level-unknown-accepted": func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
-	"log-level-meta-unchecked":   func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
+	"log-bad-message":             func(o string) bool { return strings.Contains(o, `"level":"verbose","logger":42`) },
+	"set-level-result-not-object": func(o string) bool { return scriptLine(o, "2025-11-25", "c1", `"result":[]`) },
+	"set-level-ignored":           func(o string) bool { return strings.Contains(sessionOf(o, "2025-11-25"), `"level":"debug"`) },
+	"set-level-unknown-accepted":  func(o string) bool { return scriptLine(o, "2025-11-25", "c3", `"result":{}`) },
+	"log-level-meta-unchecked":    func(o string) bool { return modernLine(o, "mc7", `"result":{`) },
 	"log-level-meta-ignored": func(o string) bool {
 		return strings.Contains(sessionOf(o, modernVersion), `"data":"answering server/discover","level":"debug"`)
 	},
@@ -621,7 +622,9 @@ var faultEffects = map[string]func(out string) bool{
 	},
 	"completion-bad-result": func(o string) bool { return scriptLine(o, "2025-11-25", "c5", `"values":"none"`) },
 
-	"hang-on-read": func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	"hang-on-read":           func(o string) bool { return !strings.Contains(o, `"contents":[`) },
+	"hang-on-templates-list": func(o string) bool { return !strings.Contains(o, `"resourceTemplates":[`) },
+	"params-array-dropped":   func(o string) bool { return !strings.Contains(o, `"id":"arr"`) },
 	"hostile-strings": func(o string) bool {
 		return strings.Contains(o, `\u003cscript\u003e`) && strings.Contains(o, `\u001b[31m`) && strings.Contains(o, `\udfff\ud800`)
 	},

@@ -112,6 +112,14 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 		// notifications/initialized yet whatever its reader's timing.
 		s.pre = append(s.pre, &outMsg{kind: kindRequest, method: "roots/list", id: s.newID()})
 	}
+	if s.variants.has("ping-and-log-during-initialize") {
+		// Ahead of the response: the handshake lets a server ping and log
+		// before notifications/initialized.
+		s.pre = append(s.pre,
+			&outMsg{kind: kindRequest, method: "ping", id: s.newID()},
+			&outMsg{kind: kindNotification, method: "notifications/message",
+				params: s.dressParams(object{"level": "info", "logger": "mockserver", "data": "initializing"})})
+	}
 	if s.faults.has("exit-after-initialize") {
 		s.exitAfterInit = true
 	}
@@ -255,8 +263,8 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // refuses a level that is not a syslog severity with -32602 (LOG-07). Only
 // the log-notifications variant logs, at the level set.
 func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
-	if s.faults.has("set-level-refused") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: the log level cannot be changed."}
+	if s.variants.has("logging-without-set-level") {
+		return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: logging/setLevel."}
 	}
 	var p struct {
 		Level string `json:"level"`
@@ -268,6 +276,9 @@ func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 		return nil, unknownEntity("Invalid params: level must be one of the syslog levels.")
 	}
 	s.logLevel = p.Level
+	if s.faults.has("set-level-result-not-object") {
+		return []any{}, nil
+	}
 	return object{}, nil
 }
 

@@ -587,7 +587,8 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 func (s *server) proceed(method string) bool {
 	switch {
 	case method == "resources/list" && s.faults.has("hang-on-list"),
-		method == "resources/read" && s.faults.has("hang-on-read"):
+		method == "resources/read" && s.faults.has("hang-on-read"),
+		method == "resources/templates/list" && s.faults.has("hang-on-templates-list"):
 		return false
 	case method == "resources/read" && s.faults.has("crash-on-read"):
 		fmt.Fprintln(s.errOut, "mockserver: crashing on resources/read (crash-on-read)")

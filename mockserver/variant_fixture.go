@@ -123,7 +123,7 @@ func (vs variantSet) fixture(fx *Fixture) (*Fixture, error) {
 	if vs.has("list-changes-after-reads") && caps.Resources != nil {
 		caps.Resources.ListChanged = true
 	}
-	if vs.has("log-notifications") {
+	if vs.has("log-notifications") || vs.has("ping-and-log-during-initialize") || vs.has("logging-without-set-level") {
 		caps.Logging = &struct{}{}
 	}
 	if vs.has("tools-prompts-list-changed") {

@@ -1118,6 +1118,32 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("stderr %q does not say purge_notes ran", v.stderr.String())
 		}
 	},
+	"ping-and-log-during-initialize": func(t *testing.T, v *vsession) {
+		notes := v.notes
+		if v.modern {
+			// A dual-era server does the same for a legacy initialize.
+			v.send(request(`"legacy"`, "initialize", initParams("2025-11-25")))
+			_, notes, _ = v.await(`"legacy"`)
+		}
+		var methods []string
+		for _, m := range notes {
+			methods = append(methods, m.Method)
+		}
+		if !slices.Equal(methods, []string{"ping", "notifications/message"}) {
+			t.Errorf("before the initialize response: %v", methods)
+		}
+		if v.init["capabilities"].(map[string]any)["logging"] == nil {
+			t.Errorf("logging not declared")
+		}
+	},
+	"logging-without-set-level": func(t *testing.T, v *vsession) {
+		if v.init["capabilities"].(map[string]any)["logging"] == nil {
+			t.Errorf("logging not declared")
+		}
+		if m, _ := v.call("logging/setLevel", map[string]any{"level": "info"}); m.Error == nil || m.Error.Code != -32601 {
+			t.Errorf("logging/setLevel: %+v, want the error -32601", m)
+		}
+	},
 	"stderr-chatter": func(t *testing.T, v *vsession) {
 		if got := v.stderr.String(); strings.Count(got, "\n") < 2 {
 			t.Errorf("stderr %q", got)

@@ -82,7 +82,9 @@ func (n NoResponse) String() string {
 	s := fmt.Sprintf("no response to %s (id %s): ", n.Method, n.ID)
 	switch n.Reason {
 	case ReasonTimeout:
-		s += "none within " + n.Deadline.String()
+		// Plainly: the deadline passed with no answer, which alone says
+		// nothing of why.
+		s = fmt.Sprintf("the server did not answer %s (id %s) within %s", n.Method, n.ID, n.Deadline)
 	case ReasonExited:
 		s += "the server exited"
 	case ReasonHung:

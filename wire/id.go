@@ -53,6 +53,17 @@ func LooseIDKey(id json.RawMessage) string {
 	return k
 }
 
+// BeyondSafeInteger reports whether id is an integer outside ±(2^53-1):
+// RFC 8259 section 6 warns that such numbers are not interoperable, and a
+// JavaScript reader loses their last digits.
+func BeyondSafeInteger(id json.RawMessage) bool {
+	if Type(id) != "integer" {
+		return false
+	}
+	r := rat(string(bytes.TrimSpace(id)))
+	return r != nil && r.IsInt() && r.Num().CmpAbs(maxSafeInteger) > 0
+}
+
 // maxSafeInteger is 2^53-1, the largest integer every 64-bit float holds
 // exactly, and so every JavaScript number.
 var maxSafeInteger = big.NewInt(1<<53 - 1)

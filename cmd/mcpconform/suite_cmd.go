@@ -22,6 +22,7 @@ import (
 	"github.com/mcpconform/mcpconform/suite/checks"
 	executor "github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func runSuite(args []string, stdout, stderr io.Writer) int {
@@ -203,7 +204,14 @@ func judgeRun(o *options, run *evidence.Run, bl *baseline.Baseline, term *os.Fil
 		Incomplete:    run.Incomplete(),
 		Target:        target(run),
 	}
-	if run.Fatal != nil {
+	unserved := run.Fatal != nil && run.Fatal.Stage == "version" && run.SpecVersion == wire.Modern
+	if unserved {
+		// It runs and answered server/discover, without the era: that is
+		// judged (server/discover is a MUST of 2026-07-28), not called a
+		// failure to start.
+		fmt.Fprintf(stderr, "mcpconform: %s; every other %s check is skipped\n", reports.Escape(run.Fatal.Message), wire.Modern)
+	}
+	if run.Fatal != nil && !unserved {
 		rep.DidNotStart = diagnoseStart(run, o)
 		rep.Results = results
 		rep.Count()

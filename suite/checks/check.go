@@ -45,6 +45,9 @@ type Check struct {
 	// check to judge anything, when no traffic of the suite can make an
 	// arbitrary server do it (mcpconform list shows it).
 	Needs string
+	// Opening marks a check of the request that opens a session: it is
+	// judged even when the server does not serve the version asked for.
+	Opening bool
 	// Judge decides.
 	Judge func(j *J) Finding
 }
@@ -172,6 +175,10 @@ func (c *Check) Result(j *J) (res reports.Result) {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
+	if why := NotServed(j.Run, j.Version, j.Session); why != "" && !c.Opening {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
 	for _, cap := range c.Requires {
 		if j.Session == nil {
 			res.Verdict, res.Message = reports.Skip, "no session was opened under "+j.Version
@@ -192,6 +199,16 @@ func (c *Check) Result(j *J) (res reports.Result) {
 		f = c.Judge(j)
 	}()
 	return Price(res, f)
+}
+
+// NotServed says why nothing but the opening of a session is judged under
+// v: the server answered, but does not serve v, the version the user
+// asked for (a run whose Fatal is at the "version" stage). "" otherwise.
+func NotServed(r *evidence.Run, v string, s *evidence.Session) string {
+	if s != nil || r == nil || r.Fatal == nil || r.Fatal.Stage != "version" || v != r.SpecVersion {
+		return ""
+	}
+	return r.Fatal.Message
 }
 
 // Price turns a finding into the result's verdict, at the level the

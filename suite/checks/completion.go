@@ -63,7 +63,7 @@ func completionChecks() []*Check {
 				if served && len(refusals) == 0 {
 					return skipped("completion/complete got a result, not a refusal whose code this rule judges: serving completion without the capability is judged by completion-served-only-if-declared (COMP-01)")
 				}
-				return errorProbe(j.Version, refusals, wire.CodeMethodNotFound,
+				return errorProbe(j.Run, j.Version, refusals, wire.CodeMethodNotFound,
 					named("completion/complete without the completions capability"), "completion/complete without the capability gets -32601", "completion/complete was not sent")
 			},
 		},
@@ -172,7 +172,7 @@ func checkCompletionContext(j *J) Finding {
 			params := wire.Object(x.Request.Params)
 			what = fmt.Sprintf("completion of %s %s given %s", clipJSON(params["ref"], 120), clipJSON(wire.Object(params["argument"])["name"], 60), clipJSON(params["context"], 120))
 		}
-		w, ok := answered(t, x, what)
+		w, ok := answered(t, j.Run, x, what)
 		if ok && x.Response.Has("error") {
 			t.record(w, "%s was refused: %s (no sentence says what a server does with context)", what, clipJSON(x.Response.Error, 160))
 		}

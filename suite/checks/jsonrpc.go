@@ -137,7 +137,7 @@ func jsonrpcChecks() []*Check {
 		},
 		{
 			ID: "every-request-answered", Requirement: "JSONRPC-18", Area: "jsonrpc",
-			Description: "every well-formed request gets a response within the request deadline",
+			Description: "every request is answered: a request the server dropped (it exited with the request pending, or answered later requests after its deadline) fails; silence alone is not judged",
 			Judge:       checkAllAnswered,
 		},
 	}
@@ -252,14 +252,6 @@ func checkServerIDsUnique(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d server request ids, none reused", t.n), "the server sent no requests")
 }
 
-// beyondSafeInteger reports whether id is an integer outside ±(2^53-1),
-// where JavaScript servers lose precision: such echoes are judged by the
-// id-echo-beyond-safe-integer test alone.
-func beyondSafeInteger(id json.RawMessage) bool {
-	s := strings.TrimPrefix(strings.TrimSpace(string(id)), "-")
-	return wire.Type(id) == "integer" && !strings.ContainsAny(s, ".eE") && (len(s) > 16 || (len(s) == 16 && s > "9007199254740991"))
-}
-
 func checkIDEcho(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {
@@ -267,13 +259,13 @@ func checkIDEcho(j *J) Finding {
 		late := unansweredIDs(p)
 		sentBeyond := false
 		for _, x := range p.Exchanges() {
-			sentBeyond = sentBeyond || beyondSafeInteger(x.ID)
+			sentBeyond = sentBeyond || wire.BeyondSafeInteger(x.ID)
 			if !x.OK() || p.Provoked(x.RecvSeq) {
 				continue
 			}
 			t.judged()
 			answered[wire.IDKey(x.ID)] = true
-			if x.LooseID && !beyondSafeInteger(x.ID) {
+			if x.LooseID && !wire.BeyondSafeInteger(x.ID) {
 				t.violate(At(p, x.RecvSeq), "the request had id %s, the response says %s", clipJSON(x.ID, 40), clipJSON(x.Response.ID, 40))
 			}
 		}
@@ -289,7 +281,7 @@ func checkIDEcho(j *J) Finding {
 			case late[k]:
 				// The id is right; the delay is every-request-answered's.
 				late[k], answered[k] = false, true
-			case sentBeyond && beyondSafeInteger(r.Msg.ID):
+			case sentBeyond && wire.BeyondSafeInteger(r.Msg.ID):
 				// An echo that lost precision: id-echo-beyond-safe-integer
 				// records it.
 			default:
@@ -494,50 +486,95 @@ func checkResultType(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d results carry resultType", t.n), "no result of a 2026-07-28 request to judge")
 }
 
-// checkAllAnswered fails a request of well-formed traffic that got no
-// response within the request deadline. A shortened deadline (a probe
-// where silence is only recorded) or a stopped run judges nothing.
+// checkAllAnswered fails a request the server dropped: one the evidence
+// shows it will never answer (evidence.Exchange.Dropped), whoever sent it
+// (discovery, a probe, a vector test). Silence with no such evidence is
+// not judged: the request deadline is the harness's, and a slow server may
+// still be working on the request. What a provocation got in answer, and
+// a server that died under one, are the probe's to judge.
 func checkAllAnswered(j *J) Finding {
 	t := &tally{}
-	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
-		if x.Tag == evidence.TagEraProbe {
-			return // before initialize, a handshake-era server may stay silent
-		}
-		if x.Stopped() || x.NotSent() {
-			return // a stopped run judges nothing; an unsent request repeats an earlier fact
-		}
-		nr := x.NoResponse
-		switch {
-		case x.Late:
-			t.judged()
-			t.record(exchangeWhere(x), "%s (id %s) was answered only after its deadline of %s", x.Method, clipJSON(x.ID, 40), nr.Deadline)
-		case x.OK():
-			t.judged()
-		case nr == nil:
-			// Nothing recorded why (a probe that waits on its own): the
-			// probe judges it.
-		case nr.Reason == transcript.ReasonTimeout:
-			if j.Run.Timeout > 0 && nr.Deadline < j.Run.Timeout*9/10 {
-				return // a deadline shortened on purpose: silence there is only recorded
+	for _, p := range j.Processes {
+		for _, x := range p.Exchanges() {
+			if x.Stopped() || x.NotSent() {
+				continue // a stopped run judges nothing; an unsent request repeats an earlier fact
 			}
-			if x.Tag == evidence.TagToolCall || x.Tag == evidence.TagToolCallInvalid {
-				return // a tool may run as long as it likes; the report says which went unanswered
+			if why, died := dropped(j.Run, x); why != "" {
+				t.judged()
+				end := ""
+				if died {
+					end = stderrEnd(p)
+				}
+				t.violate(exchangeWhere(x), "%s (id %s) was never answered: %s%s", x.Method, clipJSON(x.ID, 40), why, end)
+				continue
 			}
-			// The deadline is the harness's: silence within it proves no
-			// broken rule (the client then cancels, after which the server
-			// owes no response), so the request is left undecided.
-			t.judged()
-			if g := garbled(p, x); g != "" {
-				t.record(exchangeWhere(x), "%s (id %s) got no response it could read: the server wrote %s in its stead (judged by the framing and id checks)", x.Method, clipJSON(x.ID, 40), g)
-				return
+			at := x.SentSeq
+			if at < 0 {
+				at = x.EventSeq
 			}
-			t.undecide(exchangeWhere(x), "%s (id %s) got no response within the harness's deadline of %s (--timeout%s)", x.Method, clipJSON(x.ID, 40), nr.Deadline, cancelNote(x))
-		case nr.Reason == transcript.ReasonExited:
-			t.judged()
-			t.violate(exchangeWhere(x), "%s (id %s) got no response: the server exited (%s)%s", x.Method, clipJSON(x.ID, 40), nr.Detail, stderrEnd(p))
+			if p.InProvocation(at) || x.Tag == evidence.TagEraProbe {
+				// The probe judges what it provoked; before initialize, a
+				// handshake-era server may leave server/discover alone.
+				continue
+			}
+			nr := x.NoResponse
+			switch {
+			case x.Late:
+				t.judged()
+				t.record(exchangeWhere(x), "%s (id %s) was answered only after its deadline of %s", x.Method, clipJSON(x.ID, 40), nr.Deadline)
+			case x.OK():
+				t.judged()
+			case nr == nil:
+				// Nothing recorded why (a probe that waits on its own): the
+				// probe judges it.
+			case nr.Reason == transcript.ReasonTimeout:
+				if j.Run.Timeout > 0 && nr.Deadline < j.Run.Timeout*9/10 {
+					continue // a deadline shortened on purpose: silence there is only recorded
+				}
+				if x.Tag == evidence.TagToolCall || x.Tag == evidence.TagToolCallInvalid {
+					continue // a tool may run as long as it likes; the report says which went unanswered
+				}
+				t.judged()
+				if g := garbled(p, x); g != "" {
+					t.record(exchangeWhere(x), "%s (id %s) got no response it could read: the server wrote %s in its stead (judged by the framing and id checks)", x.Method, clipJSON(x.ID, 40), g)
+					continue
+				}
+				t.undecide(exchangeWhere(x), "%s; nothing shows the request was dropped (no later request was answered after that deadline, and the server did not exit on its own or at the end of its input)%s", silenceSentence(j, x), cancelNote(x))
+			}
 		}
-	})
-	return t.finding(fmt.Sprintf("%d requests, each answered in time", t.n), "no request was sent")
+	}
+	return t.finding(fmt.Sprintf("%d requests, each answered", t.n), "no request was sent")
+}
+
+// dropped returns the evidence that the server dropped the request of x
+// when every-request-answered is the check to judge it ("" otherwise), and
+// whether the evidence is that the server died: a server that died under
+// a provocation is judged by the probe that provoked it. Every other check
+// that finds x unanswered leaves it to every-request-answered then, so
+// that one dropped request is one finding.
+func dropped(r *evidence.Run, x *evidence.Exchange) (string, bool) {
+	d := x.Dropped(r.Timeout)
+	if d == nil || d.Died && x.Process.InProvocation(x.SentSeq) {
+		return "", false
+	}
+	return d.Why, d.Died
+}
+
+// silenceSentence says plainly that the server did not answer x within
+// its deadline, and which flag sets that deadline.
+func silenceSentence(j *J, x *evidence.Exchange) string {
+	d := x.NoResponse.Deadline
+	flag := "--timeout"
+	switch {
+	case j.Run.Timeout <= 0 || d == j.Run.Timeout:
+	case x.Method == "initialize" || x.Tag == evidence.TagInit:
+		flag = "--start-timeout"
+	case d > j.Run.Timeout:
+		flag = "--timeout, waited longer while the server had written nothing yet or a line was still arriving"
+	case d < j.Run.Timeout*9/10:
+		flag = "a window of the probe that sent it"
+	}
+	return fmt.Sprintf("the server did not answer %s (id %s) within %s (%s)", x.Method, clipJSON(x.ID, 40), d, flag)
 }
 
 // cancelNote says that the client cancelled a request it gave up on

@@ -19,6 +19,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "initialize-completes", Requirement: "LIFE-01", Area: "lifecycle",
 			Description: "the initialize exchange completes first on a connection, and the session is judged under the negotiated version",
+			Opening:     true,
 			Judge:       checkInitializeCompletes,
 		},
 		{
@@ -61,6 +62,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "discover-completes", Requirement: "LIFE-23", Area: "lifecycle",
 			Description: "a server of the 2026-07-28 era answers server/discover in the per-request envelope",
+			Opening:     true,
 			Judge:       checkDiscoverCompletes,
 		},
 		{
@@ -177,7 +179,7 @@ func checkInitializeCompletes(j *J) Finding {
 			if nr := h.x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout {
 				// Silence within the start-up deadline breaks no rule: a
 				// slow server may answer later.
-				return harness(fmt.Sprintf("not judged: initialize got no response within the harness's start-up deadline of %s (--start-timeout)", nr.Deadline))
+				return harness(fmt.Sprintf("not judged: the server did not answer initialize within %s (--start-timeout)", nr.Deadline))
 			}
 		}
 	}
@@ -328,6 +330,12 @@ func checkCounterOffer(j *J) Finding {
 			// An answer may be in there, unreadable: the framing and id
 			// checks judge the line, and nothing is known of the version.
 			nothing = "the initialize offering " + h.offered + " got no response it could read: the server wrote " + g + " in its stead (the framing and id checks judge it)"
+			continue
+		}
+		if why, died := dropped(j.Run, h.x); why != "" && !died {
+			// A dropped initialize is every-request-answered's finding, and
+			// says nothing of unknown versions.
+			t.unexercise("offered %s, the server dropped initialize: %s (every-request-answered judges it)", h.offered, why)
 			continue
 		}
 		t.judged()
@@ -615,7 +623,7 @@ func eraProbes(r *evidence.Run) []*evidence.Exchange {
 // window of the harness, which proves no rule broken.
 func timedOut(x *evidence.Exchange) (string, bool) {
 	if nr := x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout && !x.Late {
-		return fmt.Sprintf("not judged: %s got no response within the harness's deadline of %s", x.Method, nr.Deadline), true
+		return fmt.Sprintf("not judged: the server did not answer %s within %s, a deadline of the harness", x.Method, nr.Deadline), true
 	}
 	return "", false
 }

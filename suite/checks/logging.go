@@ -45,7 +45,7 @@ func loggingChecks() []*Check {
 		},
 		{
 			ID: "log-set-level", Requirement: "LOG-04", Area: "logging",
-			Description: "logging/setLevel with a valid level gets a result (an empty one)",
+			Description: "logging/setLevel with a valid level gets an empty result, or a refusal (recorded: clients MAY send it, and no sentence makes servers implement it)",
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkSetLevel,
@@ -77,7 +77,10 @@ func loggingChecks() []*Check {
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
-				return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
+				if why := setLevelRefused(j); why != "" {
+					return skipped(why)
+				}
+				return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
 					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
@@ -137,19 +140,35 @@ func checkLogMessageShape(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d log notification(s), each with a syslog level and data", t.n), "the server sent no notifications/message")
 }
 
+// checkSetLevel judges logging/setLevel to a valid level. No sentence
+// makes a server implement it ("clients MAY send a logging/setLevel
+// request"), so a refusal is recorded; a result that is no object breaks
+// the schema (EmptyResult).
 func checkSetLevel(j *J) Finding {
 	t := &tally{}
 	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
-		w, ok := answered(t, x, "logging/setLevel to "+LevelSet)
+		w, ok := answered(t, j.Run, x, "logging/setLevel to "+LevelSet)
 		switch {
 		case !ok:
 		case !x.Response.Has("result"):
-			t.violate(w, "logging/setLevel to %s was refused with the error %s, though the server declares logging", LevelSet, clipJSON(x.Response.Error, 160))
+			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", LevelSet, clipJSON(x.Response.Error, 160))
 		case wire.Object(x.Response.Result) == nil:
 			t.violate(w, "logging/setLevel: the result is %s, want an (empty) object", describeType(x.Response.Result))
 		}
 	}
 	return t.finding("logging/setLevel to "+LevelSet+" gets a result", "logging/setLevel was not sent")
+}
+
+// setLevelRefused says why the checks that need logging/setLevel to work
+// judge nothing when the server refused it for a valid level (it does not
+// implement it, which it need not), else "".
+func setLevelRefused(j *J) string {
+	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+		if x.OK() && x.Response.Has("error") {
+			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", LevelSet, clipJSON(x.Response.Error, 120))
+		}
+	}
+	return ""
 }
 
 func checkLevelRespected(j *J) Finding {
@@ -159,6 +178,9 @@ func checkLevelRespected(j *J) Finding {
 		if x.Response != nil && x.Response.Has("result") {
 			set = x
 		}
+	}
+	if why := setLevelRefused(j); why != "" {
+		return skipped(why)
 	}
 	if set == nil {
 		return skipped("logging/setLevel was not answered with a result (log-set-level judges it)")
@@ -205,7 +227,7 @@ func checkLogLevelMetaServed(j *J) Finding {
 	final, _ := logLevelRequests(j)
 	for _, x := range final {
 		what := fmt.Sprintf("%s asking for logs at %s", x.Method, LevelMeta)
-		if w, ok := answered(t, x, what); ok && x.Response.Has("error") {
+		if w, ok := answered(t, j.Run, x, what); ok && x.Response.Has("error") {
 			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), LevelMeta)
 		}
 	}
@@ -243,20 +265,23 @@ func checkLogLevelMetaRespected(j *J) Finding {
 }
 
 // answered counts a probe as judged and reports whether it was answered.
-// A probe never written or stopped by the harness is not judged; silence
-// within the harness's deadline is recorded as not judged, other silence
-// (the process exited) breaks the rule.
-func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
+// A probe never written or stopped by the harness is not judged, nor one
+// the server dropped (every-request-answered judges that); silence within
+// the harness's deadline with no evidence of a drop is recorded as not
+// judged.
+func answered(t *tally, r *evidence.Run, x *evidence.Exchange, what string) (*Where, bool) {
 	if x.Stopped() || x.NotSent() {
 		return nil, false
 	}
 	w := At(x.Process, max(x.RecvSeq, x.SentSeq))
-	if x.Response == nil && x.NoResponse != nil {
-		if _, ok := timedOut(x); !ok {
-			// The server exited, or the request could not even be
-			// written to it: every-request-answered judges a request
-			// left unanswered, and this probe's own rule was not
-			// exercised.
+	if x.Response == nil {
+		if why, _ := dropped(r, x); why != "" {
+			t.unexercise("%s was dropped: %s (every-request-answered judges it)", what, why)
+			return w, false
+		}
+		if x.NoResponse != nil && x.NoResponse.Reason != transcript.ReasonTimeout {
+			// The request could not even be written: this probe's own
+			// rule was not exercised.
 			t.unexercise("%s: %s (every-request-answered judges requests left unanswered)", what, gotOf(x))
 			return w, false
 		}
@@ -279,7 +304,7 @@ func answered(t *tally, x *evidence.Exchange, what string) (*Where, bool) {
 // another code breaks the rule. what names the probe in messages. A probe
 // retried with the requestState of its input_required answer is judged by
 // what it came to; one still asking for input is not judged.
-func errorProbe(v string, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
+func errorProbe(r *evidence.Run, v string, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
 	t := &tally{}
 	for _, c := range evidence.RetryChains(v, xs) {
 		x := c[len(c)-1]
@@ -287,7 +312,7 @@ func errorProbe(v string, xs []*evidence.Exchange, want int64, what func(x *evid
 			t.unexercise("%s", notComplete(v, x, len(c)-1))
 			continue
 		}
-		w, ok := answered(t, x, what(x))
+		w, ok := answered(t, r, x, what(x))
 		switch {
 		case !ok:
 		case x.Response.Has("result"):

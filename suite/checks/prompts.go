@@ -247,7 +247,7 @@ func checkMissingArgument(j *J) Finding {
 		}
 		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return errorProbe(j.Version, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+	return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
 		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 

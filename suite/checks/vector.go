@@ -44,6 +44,19 @@ func SessionKind(t *vectors.Test) string {
 	return s
 }
 
+// versionGate returns why a test does not apply to version v at all, or "".
+func versionGate(t *vectors.Test, v string) string {
+	if req, ok := catalogIn(t.Requirement, v); !ok {
+		return req
+	}
+	for _, req := range []vectors.Requires{fileRequires(t), t.Requires} {
+		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
+			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
+		}
+	}
+	return ""
+}
+
 // Provoking reports whether a test breaks the client's own rules on
 // purpose: what it provokes is judged by the test alone.
 func Provoking(t *vectors.Test) bool {
@@ -53,13 +66,10 @@ func Provoking(t *vectors.Test) bool {
 // VectorGate returns why a test does not apply to version v of session s,
 // or "". The executor and the judge ask the same question.
 func VectorGate(t *vectors.Test, v string, s *evidence.Session) string {
-	if req, ok := catalogIn(t.Requirement, v); !ok {
-		return req
+	if why := versionGate(t, v); why != "" {
+		return why
 	}
 	for _, req := range []vectors.Requires{fileRequires(t), t.Requires} {
-		if len(req.Versions) > 0 && !slices.Contains(req.Versions, v) {
-			return fmt.Sprintf("applies to protocol versions %s, not %s", strings.Join(req.Versions, ", "), v)
-		}
 		if len(req.Capabilities) == 0 && len(req.Discovered) == 0 && len(req.Undeclared) == 0 {
 			continue
 		}
@@ -230,7 +240,14 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	res := BaseResult(t.ID, t.Requirement, area, v, t.Flags)
 	res.Expect = t.Description
 	res.Expected = outcomesJSON(t, v)
-	if why := VectorGate(t, v, s); why != "" {
+	why := versionGate(t, v)
+	if why == "" {
+		why = NotServed(r, v, s)
+	}
+	if why == "" {
+		why = VectorGate(t, v, s)
+	}
+	if why != "" {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
@@ -265,7 +282,7 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	var msgs []string
 	verdict := reports.Skip
 	for _, it := range items {
-		iv := judgeItem(t, v, it)
+		iv := judgeItem(t, r, v, it)
 		if why := servedByTemplate(t, s, it); why != "" {
 			iv = itemVerdict{verdict: reports.Skip, message: why}
 		}
@@ -374,7 +391,7 @@ type itemVerdict struct {
 }
 
 // judgeItem judges one item against the test's outcomes.
-func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
+func judgeItem(t *vectors.Test, r *evidence.Run, v string, it *evidence.ItemObs) itemVerdict {
 	where := &Where{Process: it.Process, From: it.Begin, To: it.End + 1}
 	switch {
 	case it.Mark.Err != "":
@@ -439,6 +456,12 @@ func judgeItem(t *vectors.Test, v string, it *evidence.ItemObs) itemVerdict {
 	actual := any(map[string]string{"noResponse": got})
 	if resp != nil {
 		actual = toAny(resp.Raw)
+	}
+	if resp == nil && x != nil && (alive == nil || *alive) {
+		if why, _ := dropped(r, x); why != "" {
+			// One dropped request, one finding: every-request-answered's.
+			return itemVerdict{verdict: reports.Skip, message: fmt.Sprintf("not judged: %s (id %s) was dropped: %s (every-request-answered judges it)", x.Method, clipJSON(x.ID, 40), why), actual: actual, sent: sent, got: got, where: where}
+		}
 	}
 	if req, why := changedID(t, v, it, last, x, resp); why != "" {
 		return itemVerdict{verdict: outcomeVerdict("fail", req, v), requirement: req, message: why + "; got " + shortReply(resp, x), actual: actual, sent: sent, got: got, where: where}

@@ -19,7 +19,15 @@ func (x *executor) runModern(ctx context.Context) bool {
 	ok, why := p.discover(ctx, evidence.TagInit, x.cfg.StartTimeout)
 	if !ok {
 		p.ev.Role = evidence.RoleNegotiation
-		x.fatal("initialize", "the server does not serve "+wire.Modern+": "+why)
+		stage := "initialize"
+		for _, d := range p.ev.Tagged(evidence.TagInit) {
+			if d.OK() {
+				// It answered: it runs, and does not serve the era (the
+				// checks judge what that means), rather than not starting.
+				stage = "version"
+			}
+		}
+		x.fatal(stage, "the server does not serve "+wire.Modern+": "+why)
 		return false
 	}
 	s := &evidence.Session{Version: wire.Modern, Processes: []int{p.ev.ID}, Requested: wire.Modern, Negotiated: wire.Modern, Modern: true}
