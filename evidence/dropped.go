@@ -164,6 +164,13 @@ func silenceExplained(x *Exchange, entries []transcript.Entry) bool {
 	if x.Tag == TagToolCall || x.Tag == TagToolCallInvalid || wire.BeyondSafeInteger(x.ID) {
 		return true
 	}
+	if wire.Type(x.ID) == "number" && nullIDErrorAfter(entries[x.SentSeq+1:]) {
+		// A fractional id is legal JSON-RPC but not an MCP id: a server
+		// may refuse the request as invalid, with an error whose id is
+		// null ("If there was an error in detecting the id ... it MUST be
+		// Null"), which no request can be matched to.
+		return true
+	}
 	for i := x.SentSeq - 1; i >= 0; i-- {
 		if entries[i].Dir == transcript.Send {
 			if !json.Valid(bytes.TrimSpace(entries[i].Data)) {
@@ -204,6 +211,22 @@ func unreadableAfter(p *Process, entries []transcript.Entry) bool {
 		}
 		for _, m := range e.Msgs {
 			if m.Kind() == wire.KindResponse && !wire.IsNullID(m.ID) && !ids[wire.LooseIDKey(m.ID)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nullIDErrorAfter reports whether the server sent an error response with
+// a null id among entries.
+func nullIDErrorAfter(entries []transcript.Entry) bool {
+	for _, e := range entries {
+		if e.Dir != transcript.Recv {
+			continue
+		}
+		for _, m := range e.Msgs {
+			if m.Kind() == wire.KindResponse && m.Has("error") && wire.IsNullID(m.ID) {
 				return true
 			}
 		}
