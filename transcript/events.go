@@ -121,6 +121,9 @@ const (
 	// Stopped: the harness killed it mid-run, past one of its budgets (a
 	// flood): its end says nothing of the server.
 	Stopped Stage = "stopped"
+	// Closed: the harness closed a connection whose peer had not closed it
+	// within the grace (a connection with no process behind it).
+	Closed Stage = "closed"
 )
 
 // Exit is how a process ended.
@@ -135,9 +138,15 @@ type Exit struct {
 	// Grace is how long the harness waited after closing stdin before it
 	// sent SIGTERM (zero when the shutdown did not get that far).
 	Grace time.Duration `json:"graceNs,omitempty"`
+	// Hangup: the peer closed a connection that no process of the harness
+	// stands behind; there is no exit status (Code and Signal are unset).
+	Hangup bool `json:"hangup,omitempty"`
 }
 
 func (e Exit) String() string {
+	if e.Hangup {
+		return "closed the connection"
+	}
 	if e.Signal != "" {
 		return "killed by " + e.Signal
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -130,7 +131,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes), stop: stop}
-	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage(), CallTools: cfg.CallTools.String()}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Want(t.ID) {
