@@ -86,7 +86,7 @@ func TestWriteToFullPipeGivesUp(t *testing.T) {
 	start := time.Now()
 	var err error
 	for i := 0; i < 4 && err == nil; i++ {
-		x := c.CallID(context.Background(), c.NewID(), "fill", rawParams(big))
+		x := c.Do(context.Background(), Request{Method: "fill", Params: rawParams(big)})
 		err = x.Err
 	}
 	if err == nil || !strings.Contains(err.Error(), "stdin is full") {

@@ -142,13 +142,6 @@ func (c *Client) dispatch(m *wire.Message, seq int) {
 	c.mu.Unlock()
 }
 
-// Inbound returns the unmatched messages received so far.
-func (c *Client) Inbound() []*Inbound {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]*Inbound(nil), c.inbound...)
-}
-
 // WaitInbound waits until an unmatched message with sequence number >= from
 // satisfies pred, the timeout passes, or the server ends.
 func (c *Client) WaitInbound(from int, timeout time.Duration, pred func(*wire.Message) bool) *Inbound {

@@ -96,28 +96,6 @@ func (c *Client) Call(ctx context.Context, method string, params any) *Exchange 
 	return c.Do(ctx, Request{Method: method, Params: params})
 }
 
-// CallID is Call with an id chosen by the caller (any JSON value).
-func (c *Client) CallID(ctx context.Context, id json.RawMessage, method string, params any) *Exchange {
-	return c.Do(ctx, Request{ID: id, Method: method, Params: params})
-}
-
-// CallRaw writes line as is and waits for a response whose id is id.
-func (c *Client) CallRaw(ctx context.Context, id json.RawMessage, method string, line []byte) *Exchange {
-	return c.Do(ctx, Request{ID: id, Method: method, Line: line})
-}
-
-// CallWithin is Call with its own deadline instead of the client's default
-// (initialize gets the start-up deadline, which may be longer).
-func (c *Client) CallWithin(ctx context.Context, timeout time.Duration, method string, params any) *Exchange {
-	return c.Do(ctx, Request{Method: method, Params: params, Timeout: timeout})
-}
-
-// CallIDWithin is CallID with its own deadline: the first request to a
-// process that was never initialized also waits for the process to start.
-func (c *Client) CallIDWithin(ctx context.Context, timeout time.Duration, id json.RawMessage, method string, params any) *Exchange {
-	return c.Do(ctx, Request{ID: id, Method: method, Params: params, Timeout: timeout})
-}
-
 func (c *Client) noResponse(x *Exchange, reason transcript.Reason, deadline time.Duration, detail string) {
 	// SentSeq is set under c.mu: the request's own goroutine may still be
 	// writing it when the server's exit fails the call.

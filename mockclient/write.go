@@ -5,12 +5,6 @@ import (
 	"fmt"
 )
 
-// SendRaw writes line as one frame, whatever it holds.
-func (c *Client) SendRaw(line []byte) error {
-	_, err := c.write("", line)
-	return err
-}
-
 // Write records line in the transcript with a tag and writes it as one
 // frame, whatever it holds: robustness probes send what a strict client
 // never would. It returns the line's sequence number.
