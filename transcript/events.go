@@ -16,7 +16,12 @@ type Event struct {
 	Stray      *Stray      `json:"stray,omitempty"`
 	Mark       *Mark       `json:"mark,omitempty"`
 	Budget     *Budget     `json:"budget,omitempty"`
-	Text       string      `json:"text,omitempty"`
+	// The events of an HTTP transport: see http.go.
+	HTTPRequest  *HTTPRequest  `json:"httpRequest,omitempty"`
+	HTTPResponse *HTTPResponse `json:"httpResponse,omitempty"`
+	HTTPBody     *HTTPBody     `json:"httpBody,omitempty"`
+	SSEEvent     *SSEEvent     `json:"sseEvent,omitempty"`
+	Text         string        `json:"text,omitempty"`
 }
 
 func (ev Event) String() string {
@@ -31,6 +36,14 @@ func (ev Event) String() string {
 		return ev.Mark.String()
 	case ev.Budget != nil:
 		return ev.Budget.String()
+	case ev.HTTPRequest != nil:
+		return ev.HTTPRequest.String()
+	case ev.HTTPResponse != nil:
+		return ev.HTTPResponse.String()
+	case ev.HTTPBody != nil:
+		return ev.HTTPBody.String()
+	case ev.SSEEvent != nil:
+		return ev.SSEEvent.String()
 	}
 	return ev.Text
 }
