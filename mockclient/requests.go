@@ -23,7 +23,7 @@ var (
 	ErrExited  = errors.New("server exited")
 	ErrClosed  = errors.New("client closed")
 	// ErrWrite is a request whose line could not be written to the
-	// server's stdin (it had exited, say): the server never got it.
+	// server (it had exited, say): the server never got it.
 	ErrWrite = errors.New("writing request")
 	// ErrHung is a request not sent because its method went unanswered
 	// twice already in this run.
@@ -85,13 +85,13 @@ type Request struct {
 }
 
 // Do sends a request and waits for its response, the deadline, or the end
-// of the process.
+// of the server.
 func (c *Client) Do(ctx context.Context, r Request) *Exchange {
 	return c.send(ctx, r, true).Wait()
 }
 
 // Call sends a request with a fresh id and waits for its response, the
-// deadline, or the end of the process.
+// deadline, or the end of the server.
 func (c *Client) Call(ctx context.Context, method string, params any) *Exchange {
 	return c.Do(ctx, Request{Method: method, Params: params})
 }
@@ -211,7 +211,7 @@ func (c *Client) begin(ctx context.Context, tag string, id json.RawMessage, meth
 	return pd
 }
 
-// Wait waits for the response, the deadline, or the end of the process,
+// Wait waits for the response, the deadline, or the end of the server,
 // and returns the exchange; it may be called more than once.
 func (pd *Pending) Wait() *Exchange {
 	pd.once.Do(pd.wait)

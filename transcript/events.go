@@ -157,6 +157,9 @@ type Exit struct {
 }
 
 func (e Exit) String() string {
+	if e.Hangup && e.Stage == Closed {
+		return "kept the connection open; the harness closed it"
+	}
 	if e.Hangup {
 		return "closed the connection"
 	}

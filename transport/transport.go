@@ -120,7 +120,7 @@ func (e ExitInfo) String() string {
 	case !e.Exited:
 		return "still running"
 	case e.Hangup:
-		return "closed the connection"
+		return e.Event().String()
 	case e.Signal != "":
 		return "killed by " + e.Signal
 	default:
