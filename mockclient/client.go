@@ -211,7 +211,10 @@ const readEndWait = time.Second
 func (c *Client) watchExit() {
 	<-c.conn.Done()
 	deadline := time.Now().Add(exitWait)
-	waitAll(exitWait, c.readDone)
+	select {
+	case <-c.readDone:
+	case <-time.After(exitWait):
+	}
 	info := c.conn.End(time.Until(deadline))
 	ev := info.Event()
 	c.trans.Event(transcript.Event{Exit: &ev})
@@ -267,7 +270,10 @@ func (c *Client) close() {
 	c.conn.Close(c.opts.Grace)
 	// Closing the connection ends the read loop: the last frames read are
 	// acted on before what is still pending fails.
-	waitAll(readEndWait, c.readDone)
+	select {
+	case <-c.readDone:
+	case <-time.After(readEndWait):
+	}
 	c.mu.Lock()
 	var lost []*Exchange
 	for k, cl := range c.pending {
@@ -282,19 +288,4 @@ func (c *Client) close() {
 		c.noResponse(x, transcript.ReasonClosed, 0, "")
 	}
 	c.trans.Finish()
-}
-
-// waitAll waits until every channel is closed or the timeout passes, and
-// reports whether they all closed.
-func waitAll(timeout time.Duration, chans ...chan struct{}) bool {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for _, ch := range chans {
-		select {
-		case <-ch:
-		case <-t.C:
-			return false
-		}
-	}
-	return true
 }

@@ -50,7 +50,7 @@ func session(t *testing.T, c *Client) {
 }
 
 // recorded is what a transcript holds, without its times: the frames each
-// way, and each event's kind with its stage for an exit.
+// way, each exit's stage, and every other event or note as it reads.
 func recorded(tr *transcript.Transcript) []string {
 	var out []string
 	for _, e := range tr.Entries() {
@@ -59,7 +59,7 @@ func recorded(tr *transcript.Transcript) []string {
 			out = append(out, string(e.Dir)+" "+e.Tag+" "+string(e.Data))
 		case e.Event != nil && e.Event.Exit != nil:
 			out = append(out, "exit "+string(e.Event.Exit.Stage))
-		case e.Event != nil && e.Event.Text == "":
+		case e.Event != nil:
 			out = append(out, "event "+e.Event.String())
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -67,7 +65,7 @@ func (c *Client) readLoop() {
 			if len(batch) > 0 {
 				act()
 			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, net.ErrClosed) {
+			if !errors.Is(err, io.EOF) {
 				c.Note(err.Error())
 			}
 			return

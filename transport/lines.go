@@ -48,8 +48,9 @@ func (l *lines) Read() (Frame, error) {
 		// A line cut short by the end of the stream sets nothing aside.
 		l.rec.Reserve(0)
 		l.eofOnce.Do(func() { close(l.eof) })
-		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
-			return Frame{}, err
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
+			// The peer's output ended, or Close or Stop ended it.
+			return Frame{}, io.EOF
 		}
 		return Frame{}, fmt.Errorf("reading %s: %w", l.out, err)
 	}

@@ -19,14 +19,15 @@ func Stream(open func(ctx context.Context) (io.ReadWriteCloser, error)) Dial {
 		if err != nil {
 			return nil, err
 		}
-		return &stream{lines: newLines(rwc, rwc, opts, "the connection", "the connection"), rwc: rwc, hurryCh: make(chan struct{})}, nil
+		return &stream{lines: newLines(rwc, rwc, opts, "the connection", "the connection"), rwc: rwc, done: make(chan struct{}), hurryCh: make(chan struct{})}, nil
 	}
 }
 
 // stream is a connection over a byte stream.
 type stream struct {
 	*lines
-	rwc io.ReadWriteCloser
+	rwc  io.ReadWriteCloser
+	done chan struct{} // closed once the end is known
 
 	mu      sync.Mutex
 	closing time.Time // when Close began
@@ -48,6 +49,7 @@ func (s *stream) Read() (Frame, error) {
 			if s.stage == "" {
 				s.stage = transcript.BeforeShutdown
 			}
+			close(s.done)
 		}
 		s.mu.Unlock()
 	}
@@ -55,7 +57,7 @@ func (s *stream) Read() (Frame, error) {
 }
 
 // Done is closed once the peer's output ended.
-func (s *stream) Done() <-chan struct{} { return s.eof }
+func (s *stream) Done() <-chan struct{} { return s.done }
 
 func (s *stream) End(time.Duration) ExitInfo {
 	s.mu.Lock()
@@ -114,7 +116,7 @@ func (s *stream) Close(grace time.Duration) {
 		if cw.CloseWrite() == nil {
 			t := time.NewTimer(grace)
 			select {
-			case <-s.eof:
+			case <-s.done:
 			case <-t.C:
 			case <-s.hurryCh:
 			}

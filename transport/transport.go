@@ -37,9 +37,9 @@ type Conn interface {
 	Write(frame []byte, timeout time.Duration) error
 	// Read returns the next frame the peer sent, whole or cut to what the
 	// transcript keeps (see wire.LineReader), with its framing issues. At
-	// the end of the peer's output it returns an error that wraps io.EOF,
-	// or os.ErrClosed or net.ErrClosed once Close or Stop ended it; any
-	// other error says what went wrong in words.
+	// the end of the peer's output, or once Close or Stop ended the
+	// connection, it returns io.EOF; any other error says what went wrong
+	// in words.
 	Read() (Frame, error)
 	// Arriving returns how many bytes of a frame not returned yet have
 	// arrived, and how many bytes arrived in all: a deadline may wait on a
