@@ -21,15 +21,25 @@ import (
 	"github.com/mcpconform/mcpconform/wire"
 )
 
-// Format is the version of the evidence file layout.
-const Format = 1
+// Format is the version of the evidence file layout. Format 2 names the
+// transport of the run and of each process, and its transcripts may hold
+// the events of an HTTP transport; Load reads format 1 too, as the stdio
+// run every format 1 file is.
+const Format = 2
+
+// TransportStdio names the stdio transport: a server process spoken to
+// over its stdin and stdout.
+const TransportStdio = "stdio"
 
 // Run is everything one run of the suite observed.
 type Run struct {
 	Format int `json:"format"`
 	// Tool is the version of mcpconform that recorded the run.
-	Tool    string   `json:"tool"`
-	Command []string `json:"command"`
+	Tool string `json:"tool"`
+	// Transport is how the run reached the server: TransportStdio (a
+	// command whose stdio carried the messages).
+	Transport string   `json:"transport"`
+	Command   []string `json:"command"`
 	// SpecVersion is what the user asked to judge: "" (the newest
 	// handshake version the server agrees to), a version, or "all".
 	SpecVersion string        `json:"specVersion,omitempty"`
@@ -124,6 +134,8 @@ type Process struct {
 	Version string `json:"version"`
 	// Why says what the process was started for, in words.
 	Why string `json:"why,omitempty"`
+	// Transport is the transport of its connection (TransportStdio).
+	Transport string `json:"transport"`
 	// StartError is set when the command could not be started.
 	StartError  string                 `json:"startError,omitempty"`
 	Transcript  *transcript.Transcript `json:"transcript"`

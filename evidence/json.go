@@ -32,11 +32,27 @@ func Load(rd io.Reader) (*Run, error) {
 	if err := json.NewDecoder(rd).Decode(&r); err != nil {
 		return nil, fmt.Errorf("reading evidence: %w", err)
 	}
-	if r.Format != Format {
-		return nil, fmt.Errorf("evidence format %d, this mcpconform reads format %d", r.Format, Format)
+	switch {
+	case r.Format == 1:
+		r.fromFormat1()
+	case r.Format == Format:
+	case r.Format > Format:
+		return nil, fmt.Errorf("evidence format %d is newer than this mcpconform reads (formats 1 to %d): judge it with mcpconform %s, which recorded it, or a later one", r.Format, Format, r.Tool)
+	default:
+		return nil, fmt.Errorf("no evidence format (%d): not a file that mcpconform --evidence wrote", r.Format)
 	}
 	r.Bind()
 	return &r, nil
+}
+
+// fromFormat1 brings a format 1 run to the current format: every format 1
+// run spoke stdio, and no file of it names a transport.
+func (r *Run) fromFormat1() {
+	r.Format = Format
+	r.Transport = TransportStdio
+	for _, p := range r.Processes {
+		p.Transport = TransportStdio
+	}
 }
 
 // LoadFile reads a run from a file.

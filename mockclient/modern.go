@@ -100,24 +100,6 @@ func (s *Stream) Belongs(m *wire.Message) bool {
 	return id != nil && wire.IDKey(id) == wire.IDKey(s.ID)
 }
 
-// Messages returns the messages received so far that belong to the stream,
-// in arrival order, and the listen response if it came.
-func (s *Stream) Messages() (notes []*Inbound, response *Inbound) {
-	for _, in := range s.c.Inbound() {
-		if in.Seq < s.Seq {
-			continue
-		}
-		if in.Msg.Kind() == wire.KindResponse && in.Msg.ID != nil && wire.IDKey(in.Msg.ID) == wire.IDKey(s.ID) {
-			response = in
-			continue
-		}
-		if in.Msg.Kind() == wire.KindNotification && s.Belongs(in.Msg) {
-			notes = append(notes, in)
-		}
-	}
-	return notes, response
-}
-
 // WaitFor waits for a stream notification of the given method.
 func (s *Stream) WaitFor(method string, timeout time.Duration) *Inbound {
 	return s.c.WaitInbound(s.Seq, timeout, func(m *wire.Message) bool {

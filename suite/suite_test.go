@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/transport"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -115,7 +115,7 @@ func mockCommand(args ...string) ([]string, []string) {
 // checks of tool results are proven both ways.
 func mockConfig(args ...string) execute.Config {
 	argv, env := mockCommand(args...)
-	return execute.Config{Command: argv, Env: mockclient.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second,
+	return execute.Config{Command: argv, Env: transport.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second,
 		CallTools: checks.ToolPolicy{Mode: checks.CallAll}}
 }
 
@@ -146,7 +146,7 @@ func TestConformance(t *testing.T) {
 			argv = strings.Fields(cmd)
 		}
 		// A server of the user's: no tool is called, as by default.
-		cfg = execute.Config{Command: argv, Env: mockclient.Environment(nil, true)}
+		cfg = execute.Config{Command: argv, Env: transport.Environment(nil, true)}
 	}
 	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {

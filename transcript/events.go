@@ -16,7 +16,12 @@ type Event struct {
 	Stray      *Stray      `json:"stray,omitempty"`
 	Mark       *Mark       `json:"mark,omitempty"`
 	Budget     *Budget     `json:"budget,omitempty"`
-	Text       string      `json:"text,omitempty"`
+	// The events of an HTTP transport: see http.go.
+	HTTPRequest  *HTTPRequest  `json:"httpRequest,omitempty"`
+	HTTPResponse *HTTPResponse `json:"httpResponse,omitempty"`
+	HTTPBody     *HTTPBody     `json:"httpBody,omitempty"`
+	SSEEvent     *SSEEvent     `json:"sseEvent,omitempty"`
+	Text         string        `json:"text,omitempty"`
 }
 
 func (ev Event) String() string {
@@ -31,6 +36,14 @@ func (ev Event) String() string {
 		return ev.Mark.String()
 	case ev.Budget != nil:
 		return ev.Budget.String()
+	case ev.HTTPRequest != nil:
+		return ev.HTTPRequest.String()
+	case ev.HTTPResponse != nil:
+		return ev.HTTPResponse.String()
+	case ev.HTTPBody != nil:
+		return ev.HTTPBody.String()
+	case ev.SSEEvent != nil:
+		return ev.SSEEvent.String()
 	}
 	return ev.Text
 }
@@ -123,6 +136,9 @@ const (
 	// Stopped: the harness killed it mid-run, past one of its budgets (a
 	// flood): its end says nothing of the server.
 	Stopped Stage = "stopped"
+	// Closed: the harness closed a connection whose peer had not closed it
+	// within the grace (a connection with no process behind it).
+	Closed Stage = "closed"
 )
 
 // Exit is how a process ended.
@@ -137,9 +153,18 @@ type Exit struct {
 	// Grace is how long the harness waited after closing stdin before it
 	// sent SIGTERM (zero when the shutdown did not get that far).
 	Grace time.Duration `json:"graceNs,omitempty"`
+	// Hangup: the peer closed a connection that no process of the harness
+	// stands behind; there is no exit status (Code and Signal are unset).
+	Hangup bool `json:"hangup,omitempty"`
 }
 
 func (e Exit) String() string {
+	if e.Hangup && e.Stage == Closed {
+		return "kept the connection open; the harness closed it"
+	}
+	if e.Hangup {
+		return "closed the connection"
+	}
 	if e.Signal != "" {
 		return "killed by " + e.Signal
 	}

@@ -1,10 +1,12 @@
-// Package transcript records everything that crossed the pipes of one
-// server process, in order: the lines the client wrote, the lines the
-// server wrote on stdout and stderr, and typed events of the harness (a
-// request that got no response, the process's exit, a stray process, the
-// start and end of a probe). A transcript is plain data: it serialises to
-// JSON and back without loss of what the checks judge, so a saved run can
-// be judged again without any server.
+// Package transcript records everything that crossed one connection to a
+// server, in order: the frames the client wrote and the server wrote
+// (for stdio, the lines of stdin and stdout), the server's stderr, and
+// typed events of the transport and the harness (a request that got no
+// response, the process's exit, a stray process, the start and end of a
+// probe; for HTTP, each request, status, header, body and server-sent
+// event). A transcript is plain data: it serialises to JSON and back
+// without loss of what the checks judge, so a saved run can be judged
+// again without any server.
 package transcript
 
 import (

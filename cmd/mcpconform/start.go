@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // diagnoseStart says, in plain words, why no session could be established:
@@ -34,7 +34,7 @@ func diagnoseStart(run *evidence.Run, o *options) *reports.StartFailure {
 	f.StderrTail = lastLines(p.StderrTail, 8)
 	switch {
 	case p.StartError != "":
-		f.What = "the command could not be started: " + strings.TrimPrefix(p.StartError, mockclient.ErrStart.Error()+": ")
+		f.What = "the command could not be started: " + strings.TrimPrefix(p.StartError, transport.ErrStart.Error()+": ")
 		if len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t") {
 			f.Hint = fmt.Sprintf("no program is named %q: did you mean to split it into words (mcpconform %s)?", run.Command[0], strings.Join(strings.Fields(run.Command[0]), " "))
 		}

@@ -16,11 +16,11 @@ import (
 
 	"github.com/mcpconform/mcpconform/baseline"
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	executor "github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -111,7 +111,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	cfg := executor.Config{
 		Command:        command,
 		Dir:            o.dir,
-		Env:            mockclient.Environment(o.env, o.inheritEnv),
+		Env:            transport.Environment(o.env, o.inheritEnv),
 		Timeout:        o.timeout,
 		StartTimeout:   o.startTimeout,
 		Grace:          o.grace,

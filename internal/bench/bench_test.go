@@ -21,6 +21,7 @@ import (
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -56,7 +57,7 @@ func self(tb testing.TB, server string, extraEnv ...string) ([]string, []string)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return []string{exe}, mockclient.Environment(append([]string{serveVar + "=" + server}, extraEnv...), false)
+	return []string{exe}, transport.Environment(append([]string{serveVar + "=" + server}, extraEnv...), false)
 }
 
 // BenchmarkFullRun times a whole default run (Execute, then Judge), as
@@ -69,7 +70,7 @@ func BenchmarkFullRun(b *testing.B) {
 		benchRun(b, argv, env)
 	})
 	b.Run("gosdk", func(b *testing.B) {
-		benchRun(b, testservers.GoServer(b, "gosdk"), mockclient.Environment(nil, false))
+		benchRun(b, testservers.GoServer(b, "gosdk"), transport.Environment(nil, false))
 	})
 }
 
@@ -126,7 +127,7 @@ func BenchmarkReadRoundTrip(b *testing.B) {
 		benchReads(b, argv, env, "test://static/hello.txt")
 	})
 	b.Run("gosdk", func(b *testing.B) {
-		benchReads(b, testservers.GoServer(b, "gosdk"), mockclient.Environment(nil, false), "test://static/note.txt")
+		benchReads(b, testservers.GoServer(b, "gosdk"), transport.Environment(nil, false), "test://static/note.txt")
 	})
 }
 

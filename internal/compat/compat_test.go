@@ -17,11 +17,11 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/internal/compat"
 	"github.com/mcpconform/mcpconform/internal/testservers"
-	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 var (
@@ -237,7 +237,7 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 	t.Helper()
 	cfg := execute.Config{
 		Command:     argv,
-		Env:         mockclient.Environment(nil, false),
+		Env:         transport.Environment(nil, false),
 		Timeout:     5 * time.Second,
 		SpecVersion: "all",
 		// Node.js takes 0.3 s to start a server when the machine is idle,

@@ -30,6 +30,7 @@ import (
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -130,7 +131,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes), stop: stop}
-	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: mockclient.StrayCoverage(), CallTools: cfg.CallTools.String()}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Transport: evidence.TransportStdio, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Want(t.ID) {
@@ -258,7 +259,7 @@ type proc struct {
 func (x *executor) start(role evidence.Role, version, why string) *proc {
 	// The record joins the run only once whole: other goroutines read
 	// the run's processes meanwhile.
-	ev := &evidence.Process{Role: role, Version: version, Why: why}
+	ev := &evidence.Process{Role: role, Version: version, Why: why, Transport: evidence.TransportStdio}
 	c, err := mockclient.Start(mockclient.Options{
 		Command:        x.cfg.Command,
 		Dir:            x.cfg.Dir,
@@ -275,7 +276,7 @@ func (x *executor) start(role evidence.Role, version, why string) *proc {
 		x.run.AddProcess(ev)
 		return &proc{ev: ev}
 	}
-	ev.Pid = c.Pid()
+	ev.Pid, ev.Transport = c.Pid(), c.Transport()
 	ev.Transcript = c.Transcript()
 	x.run.AddProcess(ev)
 	c.Note(fmt.Sprintf("process %d (%s): %s", ev.ID, role, why))

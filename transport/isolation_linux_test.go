@@ -1,11 +1,10 @@
 //go:build linux
 
-package mockclient
+package transport
 
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"unsafe"
 
 	"github.com/mcpconform/mcpconform/internal/ptytest"
+	"github.com/mcpconform/mcpconform/internal/stdiotest"
 	"golang.org/x/sys/unix"
 )
 
@@ -62,7 +62,7 @@ func init() {
 func serveHostile(has func(string) bool) (int, bool) {
 	child := func(mode string, attr *syscall.SysProcAttr) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+		cmd.Env = append(os.Environ(), stdiotest.Env+"="+mode)
 		cmd.SysProcAttr = attr
 		return cmd
 	}
@@ -199,10 +199,10 @@ func ttyNr() int {
 func playHarness(role string) int {
 	serverEnv := func(mode string) []string {
 		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, roleEnv+"=") })
-		return append(env, helperEnv+"="+mode)
+		return append(env, stdiotest.Env+"="+mode)
 	}
-	start := func(mode string, env ...string) (*Client, error) {
-		return Start(Options{Command: []string{os.Args[0], "-test.run=^$"}, Env: append(serverEnv(mode), env...), Timeout: 20 * time.Second})
+	start := func(mode string, env ...string) (*server, error) {
+		return dialServer([]string{os.Args[0], "-test.run=^$"}, append(serverEnv(mode), env...), 2*time.Second)
 	}
 	switch role {
 	case "tty":
@@ -217,7 +217,7 @@ func playHarness(role string) int {
 			fmt.Println(err)
 			return 1
 		}
-		c.Call(context.Background(), "ping", nil)
+		c.ping()
 		c.Close()
 		for _, l := range c.StderrTail() {
 			fmt.Println(l)
@@ -238,7 +238,7 @@ func playHarness(role string) int {
 	return 2
 }
 
-func playOnTerminal(start func(string, ...string) (*Client, error)) int {
+func playOnTerminal(start func(string, ...string) (*server, error)) int {
 	signal.Ignore(syscall.SIGTTIN, syscall.SIGTTOU)
 	intr := make(chan os.Signal, 1)
 	signal.Notify(intr, os.Interrupt)
@@ -256,8 +256,8 @@ func playOnTerminal(start func(string, ...string) (*Client, error)) int {
 		say("start: %v", err)
 		return 1
 	}
-	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
-		say("ping: %v", x.Err)
+	if err := c.ping(); err != nil {
+		say("ping: %v", err)
 	}
 	c.Close()
 	for _, l := range c.StderrTail() {
@@ -458,13 +458,14 @@ func TestServerDiesWithTheHarness(t *testing.T) {
 // the thread) must not kill the server.
 func TestServerOutlivesTheThreadThatStartedIt(t *testing.T) {
 	type started struct {
-		c   *Client
+		c   *server
 		err error
 		tid int
 	}
 	ch := make(chan started)
 	onEndingThread(func() {
-		c, err := Start(Options{Command: []string{os.Args[0], "-test.run=^$"}, Env: append(os.Environ(), helperEnv+"=plain"), Timeout: 10 * time.Second})
+		argv, env := stdiotest.Command("plain")
+		c, err := dialServer(argv, env, 2*time.Second)
 		ch <- started{c, err, unix.Gettid()}
 	})
 	s := <-ch
@@ -484,8 +485,8 @@ func TestServerOutlivesTheThreadThatStartedIt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// Had the thread's end sent SIGKILL, the server could answer nothing.
-	if x := s.c.Call(context.Background(), "ping", nil); x.Err != nil {
-		t.Fatalf("the server died with the thread that started it: %v (%s)", x.Err, s.c.ExitInfo())
+	if err := s.c.ping(); err != nil {
+		t.Fatalf("the server died with the thread that started it: %v (%s)", err, s.c.ExitInfo())
 	}
 }
 
@@ -552,8 +553,8 @@ func TestEscapedDescendantsAreKilled(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			c, mark := startMarked(t, tc.mode)
-			if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
-				t.Fatal(x.Err)
+			if err := c.ping(); err != nil {
+				t.Fatal(err)
 			}
 			child := childPid(t, c)
 			c.Close()
@@ -579,8 +580,8 @@ func TestEscapedDescendantsAreKilled(t *testing.T) {
 func TestReforkingDescendantIsKilled(t *testing.T) {
 	dir := t.TempDir()
 	c, mark := startMarked(t, "reforker", dirEnv+"="+dir)
-	if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
-		t.Fatal(x.Err)
+	if err := c.ping(); err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -617,9 +618,9 @@ func TestReforkingDescendantIsKilled(t *testing.T) {
 func TestConcurrentServersKeepTheirDescendants(t *testing.T) {
 	a, markA := startMarked(t, "escape-session")
 	b, markB := startMarked(t, "escape-session")
-	for _, c := range []*Client{a, b} {
-		if x := c.Call(context.Background(), "ping", nil); x.Err != nil {
-			t.Fatal(x.Err)
+	for _, c := range []*server{a, b} {
+		if err := c.ping(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	childA, childB := childPid(t, a), childPid(t, b)
@@ -644,8 +645,8 @@ func TestConcurrentServersKeepTheirDescendants(t *testing.T) {
 // last of them closes, and recorded as maybe the other's.
 func TestOrphanOfUncertainOriginWaitsForTheLastServer(t *testing.T) {
 	a, markA := startMarked(t, "daemon")
-	if x := a.Call(context.Background(), "ping", nil); x.Err != nil {
-		t.Fatal(x.Err)
+	if err := a.ping(); err != nil {
+		t.Fatal(err)
 	}
 	leafA := childPid(t, a)
 	// Start B only once the clock (in ticks, as /proc counts start times)
@@ -656,8 +657,8 @@ func TestOrphanOfUncertainOriginWaitsForTheLastServer(t *testing.T) {
 	}
 	waitTicksPast(t, st.start)
 	b, markB := startMarked(t, "daemon")
-	if x := b.Call(context.Background(), "ping", nil); x.Err != nil {
-		t.Fatal(x.Err)
+	if err := b.ping(); err != nil {
+		t.Fatal(err)
 	}
 	leafB := childPid(t, b)
 	a.Close()
@@ -718,16 +719,10 @@ func newMark(t *testing.T) string {
 
 // startMarked starts the test binary as a helper server in the given modes,
 // marking it and everything it starts.
-func startMarked(t *testing.T, modes string, env ...string) (*Client, string) {
+func startMarked(t *testing.T, modes string, env ...string) (*server, string) {
 	t.Helper()
 	mark := newMark(t)
-	env = append(append(os.Environ(), helperEnv+"="+modes, markEnv+"="+mark), env...)
-	c, err := Start(Options{Command: []string{os.Args[0], "-test.run=^$"}, Env: env, Timeout: 10 * time.Second, Grace: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c, mark
+	return startServer(t, modes, time.Second, append([]string{markEnv + "=" + mark}, env...)...), mark
 }
 
 // marked lists the live processes carrying the mark.

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package mockclient
+package transport
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package mockclient
+package transport
 
 import "github.com/mcpconform/mcpconform/transcript"
 

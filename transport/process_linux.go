@@ -1,6 +1,6 @@
 //go:build linux
 
-package mockclient
+package transport
 
 import (
 	"sync"

@@ -1,96 +1,17 @@
-package mockclient
+package transport
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
 )
-
-// minimalEnvKeys are the variables a server gets by default: enough to run,
-// not enough to pick up the caller's credentials or tokens.
-var minimalEnvKeys = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"}
-
-// Environment builds a server's environment: the minimal set of the caller's
-// variables (or all of them when inherit is set), then extra KEY=VALUE pairs,
-// which win over inherited ones.
-func Environment(extra []string, inherit bool) []string {
-	vals := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := vals[k]; !ok {
-			order = append(order, k)
-		}
-		vals[k] = v
-	}
-	if inherit {
-		for _, kv := range os.Environ() {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				set(k, v)
-			}
-		}
-	} else {
-		for _, k := range minimalEnvKeys {
-			if v, ok := os.LookupEnv(k); ok {
-				set(k, v)
-			}
-		}
-	}
-	for _, kv := range extra {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			set(k, v)
-		}
-	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, k+"="+vals[k])
-	}
-	return out
-}
-
-// ExitInfo says how a server process ended.
-type ExitInfo struct {
-	Exited bool // false if it was still running when last looked at
-	Code   int  // exit status, -1 when killed by a signal
-	Signal string
-	// Stage is how shutdown got it to stop: "before-shutdown" (it exited on its
-	// own), "stdin-eof", "sigterm" or "sigkill".
-	Stage string
-	// AfterShutdown is the time from the start of shutdown to the exit.
-	AfterShutdown time.Duration
-	// Hurried: the shutdown's waits were cut short (the run was
-	// interrupted), so how long the server took says nothing.
-	Hurried bool
-	// Grace is how long the harness waited after closing stdin before it
-	// sent SIGTERM.
-	Grace time.Duration
-}
-
-// event is the exit as a transcript event.
-func (e ExitInfo) event() transcript.Exit {
-	return transcript.Exit{Stage: transcript.Stage(e.Stage), Code: e.Code, Signal: e.Signal, AfterShutdown: e.AfterShutdown, Hurried: e.Hurried, Grace: e.Grace}
-}
-
-func (e ExitInfo) String() string {
-	switch {
-	case !e.Exited:
-		return "still running"
-	case e.Signal != "":
-		return "killed by " + e.Signal
-	default:
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-}
 
 // process owns the OS process of a server: its group, its pipes, its exit.
 type process struct {
@@ -267,10 +188,6 @@ func (p *process) signalGroup(sig syscall.Signal) {
 // killWait bounds the wait for a process to die after SIGKILL.
 const killWait = 5 * time.Second
 
-// shutdown follows the spec's stdio order: "the client SHOULD initiate
-// shutdown by first closing the input stream to the child process, waiting
-// for the server to exit, sending SIGTERM if it does not exit within a
-// reasonable time, and SIGKILL if it does not exit after SIGTERM".
 // hurry cuts the waits of a shutdown, under way or to come, to hurryGrace:
 // the run was interrupted.
 func (p *process) hurry() {
@@ -280,6 +197,13 @@ func (p *process) hurry() {
 		p.hurried = true
 		close(p.hurryCh)
 	}
+}
+
+// isHurried reports whether the shutdown's waits are cut short.
+func (p *process) isHurried() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hurried
 }
 
 // waitExit waits for the process to exit, at most grace, or hurryGrace
@@ -302,6 +226,10 @@ func (p *process) waitExit(grace time.Duration) bool {
 	}
 }
 
+// shutdown follows the spec's stdio order: "the client SHOULD initiate
+// shutdown by first closing the input stream to the child process, waiting
+// for the server to exit, sending SIGTERM if it does not exit within a
+// reasonable time, and SIGKILL if it does not exit after SIGTERM".
 func (p *process) shutdown(grace time.Duration) ExitInfo {
 	// While the server still runs its children are its own: note who they
 	// are before they lose their parent and are reparented to this process.
@@ -342,64 +270,4 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 	// or the session, daemons reparented to this process, re-forking ones.
 	sweep(p.tracked)
 	return p.exitInfo()
-}
-
-// stderrTail keeps the last lines a server wrote to stderr, bounded in count
-// and in line length, and counts everything.
-type stderrTail struct {
-	mu    sync.Mutex
-	lines []string
-	max   int
-	bytes int64
-	total int
-}
-
-const stderrLineKeep = 512
-
-func (s *stderrTail) add(line string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.total++
-	s.bytes += int64(len(line)) + 1
-	if len(line) > stderrLineKeep {
-		line = line[:stderrLineKeep] + "…"
-	}
-	s.lines = append(s.lines, line)
-	if len(s.lines) > s.max {
-		s.lines = s.lines[len(s.lines)-s.max:]
-	}
-}
-
-func (s *stderrTail) snapshot() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.lines...)
-}
-
-// drainStderr reads stderr until EOF so a chatty server never blocks on a
-// full pipe. Only the first lines go to the transcript; all are counted.
-func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int) {
-	r := bufio.NewReaderSize(f, 64*1024)
-	for {
-		line, err := r.ReadSlice('\n')
-		if len(line) > 0 {
-			// Copy now: the next ReadSlice overwrites line.
-			s := strings.TrimRight(string(line), "\r\n")
-			full, last := len(line), line
-			for errors.Is(err, bufio.ErrBufferFull) {
-				// Skip the rest of an overlong line without keeping it.
-				last, err = r.ReadSlice('\n')
-				full += len(last)
-			}
-			full -= len(last) - len(bytes.TrimRight(last, "\r\n")) // the terminator
-			tail.add(s)
-			if budget > 0 {
-				budget--
-				t.Add(transcript.Entry{Dir: transcript.Stderr, Data: []byte(s), Len: full})
-			}
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mockclient
+package transport
 
 import (
 	"os"

@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/mcpconform/mcpconform/transcript"
+)
+
+// stderrTail keeps the last lines a server wrote to stderr, bounded in count
+// and in line length, and counts everything.
+type stderrTail struct {
+	mu    sync.Mutex
+	lines []string
+	max   int
+	bytes int64
+	total int
+}
+
+const stderrLineKeep = 512
+
+func (s *stderrTail) add(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total++
+	s.bytes += int64(len(line)) + 1
+	if len(line) > stderrLineKeep {
+		line = line[:stderrLineKeep] + "…"
+	}
+	s.lines = append(s.lines, line)
+	if len(s.lines) > s.max {
+		s.lines = s.lines[len(s.lines)-s.max:]
+	}
+}
+
+func (s *stderrTail) snapshot() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.lines...)
+}
+
+// drainStderr reads stderr until EOF so a chatty server never blocks on a
+// full pipe. Only the first lines go to the transcript; all are counted.
+func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int) {
+	r := bufio.NewReaderSize(f, 64*1024)
+	for {
+		line, err := r.ReadSlice('\n')
+		if len(line) > 0 {
+			// Copy now: the next ReadSlice overwrites line.
+			s := strings.TrimRight(string(line), "\r\n")
+			full, last := len(line), line
+			for errors.Is(err, bufio.ErrBufferFull) {
+				// Skip the rest of an overlong line without keeping it.
+				last, err = r.ReadSlice('\n')
+				full += len(last)
+			}
+			full -= len(last) - len(bytes.TrimRight(last, "\r\n")) // the terminator
+			tail.add(s)
+			if budget > 0 {
+				budget--
+				t.Add(transcript.Entry{Dir: transcript.Stderr, Data: []byte(s), Len: full})
+			}
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
