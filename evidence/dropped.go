@@ -164,12 +164,15 @@ func silenceExplained(x *Exchange, entries []transcript.Entry) bool {
 	if x.Tag == TagToolCall || x.Tag == TagToolCallInvalid || wire.BeyondSafeInteger(x.ID) {
 		return true
 	}
-	if wire.Type(x.ID) == "number" && nullIDErrorAfter(entries[x.SentSeq+1:]) {
-		// A fractional id is legal JSON-RPC but not an MCP id: a server
-		// may refuse the request as invalid, with an error whose id is
-		// null ("If there was an error in detecting the id ... it MUST be
-		// Null"), which no request can be matched to.
-		return true
+	for _, r := range x.Process.Replies() {
+		if r.To == x.SentSeq {
+			// The line was answered, by a response whose id matches no
+			// request: a changed id (1.5 answered as 1), or null on an
+			// error for an id the server could not accept ("If there was
+			// an error in detecting the id ... it MUST be Null"). The
+			// probe that sent it judges the id; it was not dropped.
+			return true
+		}
 	}
 	for i := x.SentSeq - 1; i >= 0; i-- {
 		if entries[i].Dir == transcript.Send {
@@ -211,22 +214,6 @@ func unreadableAfter(p *Process, entries []transcript.Entry) bool {
 		}
 		for _, m := range e.Msgs {
 			if m.Kind() == wire.KindResponse && !wire.IsNullID(m.ID) && !ids[wire.LooseIDKey(m.ID)] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// nullIDErrorAfter reports whether the server sent an error response with
-// a null id among entries.
-func nullIDErrorAfter(entries []transcript.Entry) bool {
-	for _, e := range entries {
-		if e.Dir != transcript.Recv {
-			continue
-		}
-		for _, m := range e.Msgs {
-			if m.Kind() == wire.KindResponse && m.Has("error") && wire.IsNullID(m.ID) {
 				return true
 			}
 		}

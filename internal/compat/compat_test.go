@@ -86,14 +86,14 @@ const (
 	whyUnknownToolResult = "TOOLS-21: a call of an unknown tool is answered with a tool result (isError, the text \"MCP error -32602 …\") instead of the error response the schema asks for errors in finding a tool"
 	whyDualEra           = "LIFE-20 (disputed): a dual-era server takes a request without a protocol version for legacy traffic, where server/discover is no method (-32601)"
 	whyNullID            = "ERR-02: a request with a null id (JSON-RPC's, not MCP's) is neither refused nor served; silence is the usual SDK behaviour and a warning"
-	whySilentFraction    = "ERR-02: a request with the id 1.5 (JSON-RPC's, not MCP's) is neither refused nor answered; silence is the usual SDK behaviour and a warning"
 	whyLegacyNotFound    = "RES-READ-05: an unknown URI gets -32602, the 2026-07-28 code, in a legacy session, which should get -32002"
 	whySilentInvalid     = "ERR-02: a structurally invalid request gets no -32600, only silence (the usual SDK behaviour, a warning)"
 	whySilentParse       = "ERR-01: a line that is not JSON gets no -32700, only silence (the usual SDK behaviour, a warning)"
 	whyCursorIgnored     = "PAG-05, TOOLS-05, PROMPTS-05: an invalid cursor is ignored (the first page comes back) instead of -32602"
 	// The TypeScript SDK's message schema rejects a request whose params
-	// is an array, and the transport drops what it cannot parse.
-	whyDropsParamsArray = "JSONRPC-18: resources/list with \"params\": [] (an rpc call in JSON-RPC's terms) is never answered: the server answers the ping sent after it, then exits at the end of its input without answering it (\"the Server MUST reply with a Response\")"
+	// is an array or whose id is fractional, and the transport drops what
+	// it cannot parse.
+	whyDropsParamsArray = "JSONRPC-18: resources/list with \"params\": [] and ping with the id 1.5 (rpc calls in JSON-RPC's terms, though MCP forbids both shapes) are never answered: the server answers the ping sent after each, then exits at the end of its input without answering them (\"the Server MUST reply with a Response\")"
 	whyDropsBatches     = "JSONRPC-11: a 2025-03-26 batch line is met with silence while later requests are answered (a deadline proves nothing: a warning)"
 	whyZodMessage       = "ERR-13: a zod validation error is the message, several lines of JSON"
 	whyNoParamsCode     = "ERR-15 (robustness): resources/read without params gets an error other than -32602, JSON-RPC's code for invalid params (a SHOULD: no MUST names the code)"
@@ -158,7 +158,6 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"invalid-request-method-not-string":       whySilentInvalid,
 		"invalid-request-missing-jsonrpc":         whySilentInvalid,
 		"invalid-request-null-id":                 whyNullID,
-		"id-echo-fractional":                      whySilentFraction,
 		"invalid-request-wrong-jsonrpc-version":   whySilentInvalid,
 		"parse-error":                             whySilentParse,
 		"resources-list-invalid-cursor":           whyCursorIgnored,
