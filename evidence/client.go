@@ -1,0 +1,98 @@
+package evidence
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mcpconform/mcpconform/transcript"
+)
+
+// ClientRun is everything one run of client mode (`mcpconform client --
+// CLIENT_CMD`) observed: the client under test was started once per
+// scenario, with the contract's environment (MCP_CONFORMANCE_SCENARIO,
+// MCP_CONFORMANCE_PROTOCOL_VERSION, MCP_CONFORMANCE_CONTEXT and, over
+// stdio, MCP_CONFORMANCE_SERVER_COMMAND), and every time it spawned the
+// recording mock, the mock wrote down what crossed its stdio.
+//
+// The transcripts of the spawns keep the direction words of server mode:
+// transcript.Send is what the client wrote (the mock's stdin) and
+// transcript.Recv what the server wrote (the mock's stdout), so the
+// transcript package, its text form and its JSON serve both modes.
+type ClientRun struct {
+	Format int `json:"format"`
+	// Tool is the version of mcpconform that recorded the run.
+	Tool string `json:"tool"`
+	// Transport is how the client reached the mock (TransportStdio).
+	Transport string `json:"transport"`
+	// Command is the client's argv.
+	Command  []string      `json:"command"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"durationNs"`
+	// Scenarios are the scenario runs, in report order.
+	Scenarios []*ScenarioRun `json:"scenarios"`
+	// Interrupted says why the run was cut short (a signal, its deadline).
+	Interrupted string `json:"interrupted,omitempty"`
+}
+
+// Classes of a scenario run: only conformance decides the exit code;
+// interoperability (a legal variant of the mock) and resilience (a fault
+// of the mock) are reported apart.
+const (
+	ClassConformance      = "conformance"
+	ClassInteroperability = "interoperability"
+	ClassResilience       = "resilience"
+)
+
+// ScenarioRun is one run of the client for one scenario.
+type ScenarioRun struct {
+	// Name is the scenario (MCP_CONFORMANCE_SCENARIO).
+	Name string `json:"name"`
+	// Version is the protocol version the run asked the client to use
+	// (MCP_CONFORMANCE_PROTOCOL_VERSION); the version a spawn is judged
+	// under is the one its traffic shows (Spawn.Version).
+	Version string `json:"version"`
+	// Context is MCP_CONFORMANCE_CONTEXT, a JSON object.
+	Context json.RawMessage `json:"context,omitempty"`
+	// Class is ClassConformance, ClassInteroperability or
+	// ClassResilience; Variant and Fault name the mock's legal variant or
+	// fault for the latter two.
+	Class   string `json:"class"`
+	Variant string `json:"variant,omitempty"`
+	Fault   string `json:"fault,omitempty"`
+	// Client is the client process of this run.
+	Client ClientProcess `json:"client"`
+	// Spawns are the recording mock's processes the client started, in
+	// the order they started: zero, one or several.
+	Spawns []*Spawn `json:"spawns"`
+}
+
+// ClientProcess is what was seen of the client process itself.
+type ClientProcess struct {
+	Pid int `json:"pid,omitempty"`
+	// StartError is set when the client could not be started.
+	StartError string `json:"startError,omitempty"`
+	// Exit says how it ended; nil when the harness stopped it (see
+	// Stopped).
+	Exit *transcript.Exit `json:"exit,omitempty"`
+	// Stopped says why the harness ended the client (its deadline, an
+	// interrupt), empty when it exited on its own.
+	Stopped    string        `json:"stopped,omitempty"`
+	Duration   time.Duration `json:"durationNs"`
+	StdoutTail []string      `json:"stdoutTail,omitempty"`
+	StderrTail []string      `json:"stderrTail,omitempty"`
+}
+
+// Spawn is one process of the recording mock that the client started.
+type Spawn struct {
+	ID int `json:"id"`
+	// Argv is the argv the client ran (MCP_CONFORMANCE_SERVER_COMMAND, as
+	// the mock saw its own arguments).
+	Argv []string `json:"argv,omitempty"`
+	// Version is the protocol version its traffic negotiated (the
+	// initialize result, or the version of its 2026-07-28 requests);
+	// empty when nothing was negotiated.
+	Version string `json:"version,omitempty"`
+	// Transcript is every line in both directions, with arrival times,
+	// and the mock's events (stdin closed, signals received, its exit).
+	Transcript *transcript.Transcript `json:"transcript"`
+}
