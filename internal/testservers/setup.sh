@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# setup.sh installs what the Node.js test servers need: node and npm, then the
-# packages pinned in ts/package-lock.json. It is idempotent: a second run with
-# everything in place changes nothing and takes about a second.
+# setup.sh installs what the Node.js test servers and the TypeScript everything
+# client need: node and npm, then the packages pinned in ts/package-lock.json
+# and examples/everything/ts/package-lock.json. It is idempotent: a second run
+# with everything in place changes nothing and takes about a second.
 #
 # Usage: internal/testservers/setup.sh   (from anywhere; CI runs it as root)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ts="$here/ts"
+root="$(cd "$here/../.." && pwd)"
+# Each folder holds a package.json and the package-lock.json that pins it.
+folders=("$here/ts" "$root/examples/everything/ts")
 
 need_node() {
 	command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1
@@ -31,18 +34,27 @@ if [ "$major" -lt 18 ]; then
 	exit 1
 fi
 
-# A lock file that matches node_modules means there is nothing to do; npm
-# writes node_modules/.package-lock.json on every install.
-if [ -f "$ts/node_modules/.package-lock.json" ] &&
-	[ "$ts/node_modules/.package-lock.json" -nt "$ts/package-lock.json" ] &&
-	[ -f "$ts/node_modules/@modelcontextprotocol/sdk/package.json" ] &&
-	[ -f "$ts/node_modules/@modelcontextprotocol/server-everything/package.json" ]; then
-	echo "setup.sh: $ts/node_modules is up to date" >&2
-	exit 0
-fi
+# install runs npm ci in folder $1 unless its node_modules is up to date: npm
+# writes node_modules/.package-lock.json on every install, so one newer than
+# the lock file, with every direct dependency present, means nothing to do.
+install() {
+	local dir="$1"
+	if [ -f "$dir/node_modules/.package-lock.json" ] &&
+		[ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] &&
+		(cd "$dir" && node -e '
+			const deps = Object.keys(require("./package.json").dependencies ?? {});
+			const fs = require("node:fs");
+			process.exit(deps.every((d) => fs.existsSync(`node_modules/${d}/package.json`)) ? 0 : 1);
+		'); then
+		echo "setup.sh: $dir/node_modules is up to date" >&2
+		return
+	fi
+	# npm ci installs exactly what package-lock.json pins, or fails if the
+	# lock and package.json disagree.
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	echo "setup.sh: installed node packages in $dir" >&2
+}
 
-# npm ci installs exactly what package-lock.json pins, or fails if the lock
-# and package.json disagree.
-cd "$ts"
-npm ci --no-audit --no-fund --loglevel=error
-echo "setup.sh: installed node packages in $ts" >&2
+for dir in "${folders[@]}"; do
+	install "$dir"
+done
