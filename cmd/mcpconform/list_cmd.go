@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -70,7 +71,7 @@ func outcomeRequirements(t *vectors.Test) []string {
 	for _, o := range t.Expect {
 		add(o.Requirement)
 	}
-	if checks.Provoking(t) {
+	if plan.Provoking(t) {
 		add("JSONRPC-05")
 		add("JSONRPC-16")
 	}

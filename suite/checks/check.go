@@ -154,12 +154,8 @@ func (c *Check) File() string {
 
 // Applies returns why the check does not judge version v, or "".
 func (c *Check) Applies(v string) string {
-	req, ok := catalog.Get(c.Requirement)
-	if !ok {
-		return "the catalogue has no requirement " + c.Requirement
-	}
-	if _, ok := req.In(v); !ok {
-		return fmt.Sprintf("%s is not a rule of %s (it is one of %s)", c.Requirement, v, strings.Join(req.VersionList(), ", "))
+	if why := catalog.NotIn(c.Requirement, v); why != "" {
+		return why
 	}
 	if len(c.Versions) > 0 && !slices.Contains(c.Versions, v) {
 		return fmt.Sprintf("judged in %s only, not in %s", strings.Join(c.Versions, ", "), v)

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -10,8 +9,8 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // toolsChecks judge tools/list and the tools it lists (TOOLS-*), from the
@@ -124,75 +123,15 @@ func checkInputSchemas(j *J) Finding {
 		if !strict {
 			return
 		}
-		if err := compileSchema(raw); err != nil {
-			if url, ok := notFetched(err); ok {
+		if _, err := plan.CompileSchema(raw); err != nil {
+			if url, ok := plan.NotFetched(err); ok {
 				t.record(w, "%s: inputSchema refers to %s, which the suite does not fetch: not judged further", what, clipString(url, 80))
 				return
 			}
-			t.violate(w, "%s: inputSchema is not a valid JSON Schema: %s", what, clipString(schemaProblem(err), 240))
+			t.violate(w, "%s: inputSchema is not a valid JSON Schema: %s", what, clipString(plan.SchemaProblem(err), 240))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d inputSchema(s) of type object", t.n), "the server lists no tools")
-}
-
-// notFetched reports whether compiling failed only for a document the
-// suite refused to fetch, and which.
-func notFetched(err error) (string, bool) {
-	var load *jsonschema.LoadURLError
-	if errors.As(err, &load) {
-		return load.URL, true
-	}
-	var u *unloadable
-	if errors.As(err, &u) {
-		return u.url, true
-	}
-	return "", false
-}
-
-// unloadable is a reference to a document the suite does not fetch.
-type unloadable struct{ url string }
-
-func (u *unloadable) Error() string { return "not fetched: " + u.url }
-
-// noFetch refuses every external document: a schema is judged as
-// written, and the suite never reaches out to the network.
-type noFetch struct{}
-
-func (noFetch) Load(url string) (any, error) { return nil, &unloadable{url: url} }
-
-// compileSchema compiles a schema as its dialect says (2020-12 when it
-// names none), with every external reference refused.
-func compileSchema(raw json.RawMessage) error {
-	_, err := compiled(raw)
-	return err
-}
-
-// schemaProblem says what the meta-schema found wrong: the innermost
-// causes of the error, at most three ("at '/required': got string, want
-// array").
-func schemaProblem(err error) string {
-	type row struct {
-		depth int
-		text  string
-	}
-	var rows []row
-	for _, l := range strings.Split(err.Error(), "\n") {
-		trimmed := strings.TrimLeft(l, " ")
-		if text, ok := strings.CutPrefix(trimmed, "- "); ok {
-			rows = append(rows, row{len(l) - len(trimmed), text})
-		}
-	}
-	var leaves []string
-	for i, r := range rows {
-		if (i+1 == len(rows) || rows[i+1].depth <= r.depth) && len(leaves) < 3 {
-			leaves = append(leaves, r.text)
-		}
-	}
-	if len(leaves) == 0 {
-		s, _, _ := strings.Cut(err.Error(), "\n")
-		return s
-	}
-	return strings.Join(leaves, "; ")
 }
 
 // toolName is the syntax 2025-11-25 recommends for tool names.
@@ -438,10 +377,10 @@ func checkStructuredValid(j *J) Finding {
 			return
 		}
 		what := fmt.Sprintf("tool %q", clipString(c.Name, 60))
-		sch, err := compiled(schema)
+		sch, err := plan.CompileSchema(schema)
 		if err != nil {
 			t.judged()
-			t.record(w, "%s: its outputSchema does not compile (%s): not judged", what, clipString(schemaProblem(err), 160))
+			t.record(w, "%s: its outputSchema does not compile (%s): not judged", what, clipString(plan.SchemaProblem(err), 160))
 			return
 		}
 		t.judged()
@@ -450,12 +389,12 @@ func checkStructuredValid(j *J) Finding {
 			t.violate(w, "%s declares an outputSchema, and its result has no structuredContent", what)
 			return
 		}
-		v, err := decodeSchemaValue(sc)
+		v, err := plan.DecodeSchemaValue(sc)
 		if err == nil {
 			err = sch.Validate(v)
 		}
 		if err != nil {
-			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(schemaProblem(err), 240))
+			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(plan.SchemaProblem(err), 240))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), noToolResult(j, "no tool with an outputSchema was called, or none answered with a result"))
@@ -566,6 +505,10 @@ func argumentsOf(x *evidence.Exchange) json.RawMessage {
 	return wire.Object(x.Request.Params)["arguments"]
 }
 
+// NoToolCalled is the reason a check of tool results gives when the
+// policy let the suite call no tool.
+const NoToolCalled = "no tool called: --call-tools none; pass --call-tools readonly|all|NAMES to judge tool results"
+
 // noToolResult says why a check of tool results judged nothing: when the
 // suite called no listed tool, what kept it from calling them (the
 // --call-tools policy, or no tools listed); otherwise why.
@@ -576,8 +519,8 @@ func noToolResult(j *J, why string) string {
 	case len(j.Session.Tools().Items) == 0:
 		return "the server lists no tools"
 	}
-	p := RecordedToolPolicy(j.Run.CallTools)
-	if p.String() == CallNone {
+	p := plan.RecordedToolPolicy(j.Run.CallTools)
+	if p.String() == plan.CallNone {
 		return NoToolCalled
 	}
 	return fmt.Sprintf("no listed tool was called (--call-tools %s)", p)
@@ -666,7 +609,7 @@ func checkToolTitles(j *J) Finding {
 // whether the run called it and, when it did not, why (the policy, or a
 // schema the suite could not fill in safely).
 func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
-	p := RecordedToolPolicy(run.CallTools)
+	p := plan.RecordedToolPolicy(run.CallTools)
 	var out []reports.ToolCall
 	for _, v := range run.Versions {
 		s := run.Session(v)
@@ -684,7 +627,7 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 			}
 		}
 		for _, it := range s.Tools().Items {
-			name, _, why := PlanToolCall(it, p)
+			name, _, why := plan.ToolCall(it, p)
 			if name == "" {
 				continue
 			}

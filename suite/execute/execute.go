@@ -28,7 +28,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -69,7 +69,7 @@ type Config struct {
 	// Tool is the version of mcpconform, recorded in the evidence.
 	Tool string
 	// CallTools says which listed tools may be called (--call-tools).
-	CallTools checks.ToolPolicy
+	CallTools plan.ToolPolicy
 }
 
 // runLines and runKeptBytes bound what the transcripts of a run hold in
@@ -488,7 +488,7 @@ func (x *executor) testsOf(kind string) []*vectors.Test {
 	var out []*vectors.Test
 	for _, f := range x.cfg.Vectors {
 		for _, t := range f.Tests {
-			if checks.SessionKind(t) == kind && x.cfg.Want(t.ID) {
+			if plan.SessionKind(t) == kind && x.cfg.Want(t.ID) {
 				out = append(out, t)
 			}
 		}

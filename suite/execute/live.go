@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -337,7 +338,7 @@ func (l *live) sharedWork(ctx context.Context) {
 	} else {
 		l.legacyProbes(ctx)
 	}
-	for _, t := range l.x.testsOf(checks.KindShared) {
+	for _, t := range l.x.testsOf(plan.KindShared) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -380,7 +381,7 @@ func (l *live) startToolCalls(ctx context.Context) {
 	}
 	calls := 0
 	for _, it := range l.s.Tools().Items {
-		name, args, why := checks.PlanToolCall(it, l.x.cfg.CallTools)
+		name, args, why := plan.ToolCall(it, l.x.cfg.CallTools)
 		if why != "" {
 			continue
 		}
@@ -389,7 +390,7 @@ func (l *live) startToolCalls(ctx context.Context) {
 			return
 		}
 		calls++
-		if !checks.ReadOnly(it) {
+		if !plan.ReadOnly(it) {
 			l.laterTools = append(l.laterTools, func() { l.callTool(ctx, l.p, it, name, args) })
 			continue
 		}
@@ -429,14 +430,14 @@ func (l *live) callTool(ctx context.Context, p *proc, tool json.RawMessage, name
 		l.do(ctx, p, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
 	}
 	do(evidence.TagToolCall, args, l.x.progressToken())
-	if broken, _, ok := checks.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
+	if broken, _, ok := plan.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
 		do(evidence.TagToolCallInvalid, broken, "")
 	}
 }
 
 // finalWork runs the tests that must come last in the version's process.
 func (l *live) finalWork(ctx context.Context) {
-	for _, t := range l.x.testsOf(checks.KindFinal) {
+	for _, t := range l.x.testsOf(plan.KindFinal) {
 		if ctx.Err() != nil {
 			break
 		}

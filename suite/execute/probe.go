@@ -12,6 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
@@ -38,7 +39,7 @@ const (
 func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The checks selected (--only, --skip) may need none of this process's
 	// work: then it is not started.
-	if len(x.testsOf(checks.KindUninitialized)) == 0 && len(x.testsOf(checks.KindDisposable)) == 0 &&
+	if len(x.testsOf(plan.KindUninitialized)) == 0 && len(x.testsOf(plan.KindDisposable)) == 0 &&
 		!x.wanted(checks.CounterOfferChecks...) && !x.wanted(checks.ServerRequestChecks...) {
 		return
 	}
@@ -84,7 +85,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		}
 	}()
 	probe := &live{x: x, p: p}
-	for _, t := range x.testsOf(checks.KindUninitialized) {
+	for _, t := range x.testsOf(plan.KindUninitialized) {
 		probe.runTest(ctx, t, p)
 		x.progress(t.ID)
 	}
@@ -129,7 +130,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			return
 		}
 	}
-	all := x.testsOf(checks.KindDisposable)
+	all := x.testsOf(plan.KindDisposable)
 	if q := receive(); q != nil && negotiated == v && probe.serving(ctx, q) {
 		if queue := newNullIDQueue(all); len(queue.ts) > 0 {
 			q.ev.Why += "; then, as the server counter-offered " + v + ", the session's version, part of the tests that may kill or wedge the server, beside the probe process"
@@ -278,7 +279,7 @@ func (l *live) disposablesApart(ctx context.Context) {
 	l.settleReplies(l.p, 300*time.Millisecond)
 	l.p.finish()
 	if ctx.Err() == nil && l.startProbe(ctx, "runs the tests that may kill or wedge the server, after the shared process "+itoa(l.p.ev.ID)+" was shut down") {
-		l.disposableWork(ctx, l.p, l.x.testsOf(checks.KindDisposable), nil)
+		l.disposableWork(ctx, l.p, l.x.testsOf(plan.KindDisposable), nil)
 	}
 }
 
@@ -295,7 +296,7 @@ func (l *live) disposablesBeside(ctx context.Context) (wait func()) {
 	go func() {
 		defer close(done)
 		if ctx.Err() == nil && pl.startProbe(ctx, "runs the tests that may kill or wedge the server, beside the shared process "+itoa(l.p.ev.ID)) {
-			pl.disposableWork(ctx, pl.p, l.x.testsOf(checks.KindDisposable), nil)
+			pl.disposableWork(ctx, pl.p, l.x.testsOf(plan.KindDisposable), nil)
 		}
 	}()
 	return func() {

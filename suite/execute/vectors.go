@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
@@ -33,14 +33,14 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) (died bool
 		return false
 	}
 	v := l.version()
-	if checks.VectorGate(t, v, l.s) != "" {
+	if plan.VectorGate(t, v, l.s) != "" {
 		return false
 	}
 	if t.Foreach == "resource" {
 		l.refreshResources(ctx)
 	}
-	provoking := checks.Provoking(t)
-	for i, it := range checks.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
+	provoking := plan.Provoking(t)
+	for i, it := range plan.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
 		if ctx.Err() != nil {
 			return died
 		}
