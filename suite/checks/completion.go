@@ -5,18 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
-)
-
-// Probes of completion/complete: one per prompt argument and template
-// variable when the server offers completion, one when it declares no
-// completions, and (from 2025-06-18) one for the last argument of a
-// prompt and of a template of two or more, the others given as
-// context.arguments.
-const (
-	ProbeComplete           = "complete"
-	ProbeCompleteUndeclared = "complete-undeclared"
-	ProbeCompleteContext    = "complete-context"
 )
 
 // maxCompletionValues is the most values one CompleteResult may hold.
@@ -53,7 +43,7 @@ func completionChecks() []*Check {
 				// not graded twice at two levels.
 				var refusals []*evidence.Exchange
 				served := false
-				for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)) {
+				for _, x := range j.Session.Tagged(plan.ProbeCompleteUndeclared.Tag()) {
 					if x.OK() && x.Response.Has("result") {
 						served = true
 						continue
@@ -157,7 +147,7 @@ func checkCompletionContext(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag(ProbeCompleteContext))
+	xs := j.Session.Tagged(plan.ProbeCompleteContext.Tag())
 	if len(xs) == 0 {
 		if !j.Caps().Has("completions") {
 			return skipped("the server declares no completions")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -385,7 +386,7 @@ func checkBatch(j *J) Finding {
 	}
 	var xs []*evidence.Exchange
 	for _, p := range j.Session.All() {
-		xs = append(xs, p.Tagged(evidence.ProbeTag("batch"))...)
+		xs = append(xs, p.Tagged(plan.ProbeBatch.Tag())...)
 	}
 	if len(xs) == 0 {
 		return skipped("the batch probe did not run")

@@ -5,26 +5,9 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
-)
-
-// Probes of a handshake-era session that declares logging, sent last in
-// its shared process: logging/setLevel to LevelSet, then to LevelUnknown.
-const (
-	ProbeSetLevel        = "set-level"
-	ProbeSetLevelUnknown = "set-level-unknown"
-	// LevelSet is the level the probe sets: the most severe, so that any
-	// message less severe breaks it.
-	LevelSet = "emergency"
-	// LevelUnknown is a level no version defines.
-	LevelUnknown = "mcpconform-verbose"
-	// ProbeLogLevelMeta is a 2026-07-28 session's requests whose _meta
-	// asks for logs at LevelMeta (io.modelcontextprotocol/logLevel): a
-	// recognised level in the middle of the scale, so that a less severe
-	// message shows.
-	ProbeLogLevelMeta = "log-level-meta"
-	LevelMeta         = "error"
 )
 
 // LogLevels are the syslog severities of LoggingLevel, least severe first.
@@ -80,8 +63,8 @@ func loggingChecks() []*Check {
 				if why := setLevelRefused(j); why != "" {
 					return skipped(why)
 				}
-				return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
-					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
+				return errorProbe(j.Run, j.Version, j.Session.Tagged(plan.ProbeSetLevelUnknown.Tag()), wire.CodeInvalidParams,
+					named("logging/setLevel to "+plan.LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
 	}
@@ -146,26 +129,26 @@ func checkLogMessageShape(j *J) Finding {
 // the schema (EmptyResult).
 func checkSetLevel(j *J) Finding {
 	t := &tally{}
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
-		w, ok := answered(t, j.Run, x, "logging/setLevel to "+LevelSet)
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
+		w, ok := answered(t, j.Run, x, "logging/setLevel to "+plan.LevelSet)
 		switch {
 		case !ok:
 		case !x.Response.Has("result"):
-			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", LevelSet, clipJSON(x.Response.Error, 160))
+			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", plan.LevelSet, clipJSON(x.Response.Error, 160))
 		case wire.Object(x.Response.Result) == nil:
 			t.violate(w, "logging/setLevel: the result is %s, want an (empty) object", describeType(x.Response.Result))
 		}
 	}
-	return t.finding("logging/setLevel to "+LevelSet+" gets a result", "logging/setLevel was not sent")
+	return t.finding("logging/setLevel to "+plan.LevelSet+" gets a result", "logging/setLevel was not sent")
 }
 
 // setLevelRefused says why the checks that need logging/setLevel to work
 // judge nothing when the server refused it for a valid level (it does not
 // implement it, which it need not), else "".
 func setLevelRefused(j *J) string {
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
 		if x.OK() && x.Response.Has("error") {
-			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", LevelSet, clipJSON(x.Response.Error, 120))
+			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", plan.LevelSet, clipJSON(x.Response.Error, 120))
 		}
 	}
 	return ""
@@ -174,7 +157,7 @@ func setLevelRefused(j *J) string {
 func checkLevelRespected(j *J) Finding {
 	t := &tally{}
 	var set *evidence.Exchange
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
 		if x.Response != nil && x.Response.Has("result") {
 			set = x
 		}
@@ -188,12 +171,12 @@ func checkLevelRespected(j *J) Finding {
 	p := set.Process
 	// The window: from the answer to the next setLevel (or the end).
 	end := -1
-	for _, x := range p.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)) {
+	for _, x := range p.Tagged(plan.ProbeSetLevelUnknown.Tag()) {
 		if x.SentSeq >= 0 {
 			end = x.SentSeq
 		}
 	}
-	floor := slices.Index(LogLevels, LevelSet)
+	floor := slices.Index(LogLevels, plan.LevelSet)
 	messages(p, func(e transcript.Entry, m *wire.Message) {
 		if e.Seq <= set.RecvSeq || end >= 0 && e.Seq > end || m.Method != "notifications/message" || p.Provoked(e.Seq) {
 			return
@@ -201,17 +184,17 @@ func checkLevelRespected(j *J) Finding {
 		t.judged()
 		level, _ := wire.String(wire.Object(m.Params)["level"])
 		if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
-			t.violate(At(p, e.Seq), "a %s message after the level was set to %s", level, LevelSet)
+			t.violate(At(p, e.Seq), "a %s message after the level was set to %s", level, plan.LevelSet)
 		}
 	})
-	return t.finding(fmt.Sprintf("%d log notification(s) after the level was set, none below %s", t.n, LevelSet),
+	return t.finding(fmt.Sprintf("%d log notification(s) after the level was set, none below %s", t.n, plan.LevelSet),
 		"no notifications/message came after logging/setLevel was answered (nothing to judge)")
 }
 
 // logLevelRequests returns the requests of the log-level probe, each as
 // it came to after the suite's retries, and every attempt.
 func logLevelRequests(j *J) (final, all []*evidence.Exchange) {
-	all = j.Session.Tagged(evidence.ProbeTag(ProbeLogLevelMeta))
+	all = j.Session.Tagged(plan.ProbeLogLevelMeta.Tag())
 	for _, c := range evidence.RetryChains(j.Version, all) {
 		final = append(final, c[len(c)-1])
 	}
@@ -226,12 +209,12 @@ func checkLogLevelMetaServed(j *J) Finding {
 	t := &tally{}
 	final, _ := logLevelRequests(j)
 	for _, x := range final {
-		what := fmt.Sprintf("%s asking for logs at %s", x.Method, LevelMeta)
+		what := fmt.Sprintf("%s asking for logs at %s", x.Method, plan.LevelMeta)
 		if w, ok := answered(t, j.Run, x, what); ok && x.Response.Has("error") {
-			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), LevelMeta)
+			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), plan.LevelMeta)
 		}
 	}
-	return t.finding(fmt.Sprintf("%d request(s) asking for logs at %s were served", t.n, LevelMeta), "no request asked for logs")
+	return t.finding(fmt.Sprintf("%d request(s) asking for logs at %s were served", t.n, plan.LevelMeta), "no request asked for logs")
 }
 
 // checkLogLevelMetaRespected judges the log messages a process wrote
@@ -243,7 +226,7 @@ func checkLogLevelMetaServed(j *J) Finding {
 func checkLogLevelMetaRespected(j *J) Finding {
 	t := &tally{}
 	_, all := logLevelRequests(j)
-	floor := slices.Index(LogLevels, LevelMeta)
+	floor := slices.Index(LogLevels, plan.LevelMeta)
 	for _, x := range all {
 		if x.SentSeq < 0 {
 			continue
@@ -256,11 +239,11 @@ func checkLogLevelMetaRespected(j *J) Finding {
 			t.judged()
 			level, _ := wire.String(wire.Object(m.Params)["level"])
 			if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
-				t.violate(At(p, e.Seq), "a %s message while %s, which asked for logs at %s, was open", level, x.Method, LevelMeta)
+				t.violate(At(p, e.Seq), "a %s message while %s, which asked for logs at %s, was open", level, x.Method, plan.LevelMeta)
 			}
 		})
 	}
-	return t.finding(fmt.Sprintf("%d log notification(s) for requests asking for %s, none less severe", t.n, LevelMeta),
+	return t.finding(fmt.Sprintf("%d log notification(s) for requests asking for %s, none less severe", t.n, plan.LevelMeta),
 		"the server logged nothing for the requests that asked for logs (nothing to judge)")
 }
 

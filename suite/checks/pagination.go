@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -131,7 +132,7 @@ func listChangedBetween(p *evidence.Process, from, to int, notification string) 
 // (list-empty-params) that is still the first page of the walk.
 func checkCursorStable(j *J) Finding {
 	res := j.Session.Resources()
-	repeats := j.Session.Tagged(evidence.ProbeTag("cursor-repeat"))
+	repeats := j.Session.Tagged(plan.ProbeCursorRepeat.Tag())
 	switch {
 	case len(res.Pages) < 2:
 		return skipped("resources/list has a single page, so there is no cursor to repeat")
@@ -187,7 +188,7 @@ func listChangedSigns(s *evidence.Session, l evidence.ListObs, later []string) s
 			return fmt.Sprintf("%q was not on any page of the walk", clipString(u, 60))
 		}
 	}
-	if probes := s.Tagged(evidence.ProbeTag("list-empty-params")); len(probes) > 0 && len(l.Pages) > 0 {
+	if probes := s.Tagged(plan.ProbeEmptyParams.Tag()); len(probes) > 0 && len(l.Pages) > 0 {
 		a, okA := listItemURIs(l.Pages[0], "resources", "uri")
 		b, okB := listItemURIs(probes[0], "resources", "uri")
 		if okA && okB && !sameSet(a, b) {
@@ -208,7 +209,7 @@ func sameSet(a, b []string) bool {
 
 func checkParamsOptional(j *J) Finding {
 	res := j.Session.Resources()
-	probes := j.Session.Tagged(evidence.ProbeTag("list-empty-params"))
+	probes := j.Session.Tagged(plan.ProbeEmptyParams.Tag())
 	if len(res.Pages) == 0 || len(probes) == 0 {
 		return skipped("resources/list was not called both ways")
 	}

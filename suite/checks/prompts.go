@@ -8,12 +8,9 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
-
-// ProbePromptMissingArgument is the prompts/get of a listed prompt with
-// none of its required arguments.
-const ProbePromptMissingArgument = "prompt-missing-argument"
 
 // promptsChecks judge prompts/list, the prompts it lists and prompts/get
 // of each (PROMPTS-*), from what discovery did when the server declared
@@ -247,7 +244,7 @@ func checkMissingArgument(j *J) Finding {
 		}
 		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+	return errorProbe(j.Run, j.Version, j.Session.Tagged(plan.ProbePromptMissingArgument.Tag()), wire.CodeInvalidParams, what,
 		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -100,7 +101,7 @@ func checkListStable(j *J) Finding {
 		return skipped("2026-07-28 forbids the list to change with other traffic; before, it may")
 	}
 	res := j.Session.Resources()
-	after := evidence.FollowList(j.Session.Tagged(evidence.ProbeTag("list-after")), "resources/list", j.Session.Shared())
+	after := evidence.FollowList(j.Session.Tagged(plan.ProbeListAfter.Tag()), "resources/list", j.Session.Shared())
 	if len(res.Pages) == 0 || len(after.Pages) == 0 {
 		return skipped("resources/list was not repeated")
 	}

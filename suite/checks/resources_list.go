@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -408,7 +409,7 @@ func checkSizes(j *J) Finding {
 			}
 		}
 	}
-	for _, x := range j.Session.Tagged(evidence.ProbeTag("subscribe", "read")) {
+	for _, x := range j.Session.Tagged(plan.ProbeSubscribe.Tag("read")) {
 		rd := &evidence.Read{X: x}
 		if items, prob := contentsOf(j.Version, rd); prob == "" {
 			if n, ok := contentBytes(items); ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -73,7 +74,7 @@ func resourcesSubscriptionsChecks() []*Check {
 }
 
 func checkSubResults(j *J, step string) Finding {
-	xs := j.Session.Tagged(evidence.ProbeTag("subscribe", step))
+	xs := j.Session.Tagged(plan.ProbeSubscribe.Tag(step))
 	if len(xs) == 0 {
 		return skipped("the server lists no resource to subscribe to")
 	}
@@ -258,7 +259,7 @@ func checkSubscribeUndeclared(j *J) Finding {
 	if j.Session.Modern {
 		return skipped("resources/subscribe does not exist in 2026-07-28")
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag("subscribe-undeclared"))
+	xs := j.Session.Tagged(plan.ProbeSubUndeclared.Tag())
 	if len(xs) == 0 {
 		if j.Caps().Subscribe {
 			return skipped("the server declares subscribe")
@@ -295,7 +296,7 @@ func listenStreams(j *J) ([]*stream, string) {
 	if j.Session == nil || !j.Session.Modern {
 		return nil, "listen streams exist in 2026-07-28 only"
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag("listen", "stream"))
+	xs := j.Session.Tagged(plan.ProbeListen.Tag("stream"))
 	if len(xs) == 0 {
 		return nil, "no listen stream was opened"
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -468,7 +469,7 @@ func checkListenCancel(j *J) Finding {
 	p := st.x.Process
 	cancelAt := -1
 	for _, e := range p.Entries() {
-		if e.Dir != transcript.Send || e.Tag != evidence.ProbeTag("listen", "cancel") {
+		if e.Dir != transcript.Send || e.Tag != plan.ProbeListen.Tag("cancel") {
 			continue
 		}
 		for _, m := range e.Msgs {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -28,7 +28,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 	declared := l.s.Caps().Has("completions")
 	if !declared && l.s.Version != wire.V20241105 {
 		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.wanted("completion-undeclared") {
-			l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteUndeclared), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
+			l.call(ctx, plan.ProbeCompleteUndeclared.Tag(), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
 		}
 		return
 	}
@@ -83,7 +83,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		if !l.p.alive() || ctx.Err() != nil {
 			return
 		}
-		x := l.call(ctx, evidence.ProbeTag(checks.ProbeComplete), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
+		x := l.call(ctx, plan.ProbeComplete.Tag(), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
 		if !declared && (x.Response == nil || !x.Response.Has("result")) {
 			return
 		}
@@ -112,7 +112,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		}
 		params := completeParams(last.kind, last.key, last.ref, last.arg)
 		params["context"] = map[string]any{"arguments": resolved}
-		l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteContext), "completion/complete", params)
+		l.call(ctx, plan.ProbeCompleteContext.Tag(), "completion/complete", params)
 	}
 }
 

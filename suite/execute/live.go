@@ -319,7 +319,7 @@ func (l *live) getPrompts(ctx context.Context, prompts []json.RawMessage) {
 			if !probed && l.x.wanted("prompts-missing-argument") {
 				// The first prompt with a required argument, got without it.
 				probed = true
-				l.call(ctx, evidence.ProbeTag(checks.ProbePromptMissingArgument), "prompts/get", map[string]any{"name": name})
+				l.call(ctx, plan.ProbePromptMissingArgument.Tag(), "prompts/get", map[string]any{"name": name})
 			}
 		}
 		l.call(ctx, evidence.TagPromptGet, "prompts/get", params)
@@ -468,12 +468,12 @@ func (l *live) ensure(ctx context.Context) {
 		return
 	}
 	if l.modern {
-		if ok, why := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
+		if ok, why := n.discover(ctx, plan.ProbeReinit.Tag(), l.x.cfg.StartTimeout); !ok {
 			l.stopped = "the replacement process did not answer server/discover: " + why
 			n.c.Note(l.stopped)
 			return
 		}
-	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+	} else if h := n.initialize(ctx, plan.ProbeReinit.Tag(), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		l.stopped = "the replacement process never completed initialize: " + h.err
 		n.c.Note(l.stopped)
 		return
@@ -531,7 +531,7 @@ func (l *live) settle(ctx context.Context, from int, window time.Duration, pred 
 	if l.modern {
 		method = "server/discover"
 	}
-	if x := l.call(ctx, evidence.ProbeTag("settle"), method, nil); x.OK() {
+	if x := l.call(ctx, plan.ProbeSettle.Tag(), method, nil); x.OK() {
 		l.p.c.WaitInbound(from, max(min(25*time.Millisecond, time.Until(deadline)), 0), pred)
 		return
 	}

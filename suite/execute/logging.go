@@ -4,8 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -19,7 +18,7 @@ func (l *live) setLevelProbe(ctx context.Context) {
 		!l.x.wanted("log-set-level", "log-level-respected", "log-unknown-level") {
 		return
 	}
-	x := l.call(ctx, evidence.ProbeTag(checks.ProbeSetLevel), "logging/setLevel", map[string]any{"level": checks.LevelSet})
+	x := l.call(ctx, plan.ProbeSetLevel.Tag(), "logging/setLevel", map[string]any{"level": plan.LevelSet})
 	if x.OK() && x.Response.Has("result") {
 		// What a server logs about is its own choice: the lists it
 		// serves and a read are the traffic most servers log.
@@ -29,21 +28,21 @@ func (l *live) setLevelProbe(ctx context.Context) {
 			capability, method string
 		}{{"resources", "resources/list"}, {"tools", "tools/list"}, {"prompts", "prompts/list"}} {
 			if caps.Has(m.capability) {
-				l.call(ctx, evidence.ProbeTag(checks.ProbeSetLevel, "traffic"), m.method, nil)
+				l.call(ctx, plan.ProbeSetLevel.Tag("traffic"), m.method, nil)
 			}
 		}
 		if rs := l.s.Reads(); len(rs) > 0 && rs[0].URI != "" {
-			l.call(ctx, evidence.ProbeTag(checks.ProbeSetLevel, "traffic"), "resources/read", map[string]any{"uri": rs[0].URI})
+			l.call(ctx, plan.ProbeSetLevel.Tag("traffic"), "resources/read", map[string]any{"uri": rs[0].URI})
 		}
 		l.settle(ctx, from, 100*time.Millisecond, func(m *wire.Message) bool { return m.Method == "notifications/message" })
 	}
 	if l.p.alive() && ctx.Err() == nil {
-		l.call(ctx, evidence.ProbeTag(checks.ProbeSetLevelUnknown), "logging/setLevel", map[string]any{"level": checks.LevelUnknown})
+		l.call(ctx, plan.ProbeSetLevelUnknown.Tag(), "logging/setLevel", map[string]any{"level": plan.LevelUnknown})
 	}
 }
 
 // logLevelProbe sends, in a 2026-07-28 session that declares logging,
-// requests whose _meta asks for logs at checks.LevelMeta: server/discover,
+// requests whose _meta asks for logs at plan.LevelMeta: server/discover,
 // the lists the server serves and a read, the traffic most servers log
 // about. They go one at a time, after the session's other traffic, so a
 // log message is for the request open when it comes.
@@ -55,10 +54,10 @@ func (l *live) logLevelProbe(ctx context.Context) {
 		if params == nil {
 			params = map[string]any{}
 		}
-		params["_meta"] = map[string]any{wire.MetaLogLevel: checks.LevelMeta}
+		params["_meta"] = map[string]any{wire.MetaLogLevel: plan.LevelMeta}
 		return params
 	}
-	tag := evidence.ProbeTag(checks.ProbeLogLevelMeta)
+	tag := plan.ProbeLogLevelMeta.Tag()
 	caps := l.s.Caps()
 	type call struct {
 		method string

@@ -57,7 +57,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		go func() {
 			q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
 			if q.c != nil {
-				if h := q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout); h.err == "" && q.alive() {
+				if h := q.initialize(ctx, plan.ProbeCounterOffer.Tag(), otherVersion, nil, x.cfg.StartTimeout); h.err == "" && q.alive() {
 					negotiated = h.negotiated
 					other <- q
 					return
@@ -91,7 +91,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	}
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
-	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
+	h := p.initialize(ctx, plan.ProbeCounterOffer.Tag(), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
 	if h.err == "" && x.wanted(checks.ServerRequestChecks...) {
 		// A server told of roots or sampling may ask for them once
 		// initialized, at once or a little later (server-everything asks
@@ -104,7 +104,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		from, since := p.c.Transcript().Len(), time.Now()
 		isRequest := func(m *wire.Message) bool { return m.Kind() == wire.KindRequest }
 		window := x.cfg.RequestWindow
-		p.c.Do(ctx, mockclient.Request{Tag: evidence.ProbeTag("settle"), Method: "ping", Timeout: min(window, serverRequestWindow)})
+		p.c.Do(ctx, mockclient.Request{Tag: plan.ProbeSettle.Tag(), Method: "ping", Timeout: min(window, serverRequestWindow)})
 		p.c.WaitInbound(from, min(requestSettle, max(window-time.Since(since), 0)), isRequest)
 		first := p
 		defer func() {
@@ -157,7 +157,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 // serving reports whether q answers a request after its handshake, as a
 // process must before a test runs in it.
 func (l *live) serving(ctx context.Context, q *proc) bool {
-	if x := l.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
+	if x := l.followUp(ctx, q, plan.ProbeSettle.Tag(), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
 		q.c.Note("the process answered its handshake but not the request after it: no test is run in it")
 		return false
 	}
@@ -350,10 +350,10 @@ func (l *live) openProbe(ctx context.Context, why string) *proc {
 		return nil
 	}
 	if l.modern {
-		if ok, _ := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
+		if ok, _ := n.discover(ctx, plan.ProbeReinit.Tag(), l.x.cfg.StartTimeout); !ok {
 			return nil
 		}
-	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+	} else if h := n.initialize(ctx, plan.ProbeReinit.Tag(), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		return nil
 	}
 	if !l.serving(ctx, n) {

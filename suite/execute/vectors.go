@@ -156,7 +156,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 				// arriving later is still found when judging.
 				sent := time.Now()
 				pd := c.Send(ctx, r)
-				fu := l.followUp(ctx, p, evidence.ProbeTag("settle"), timeout)
+				fu := l.followUp(ctx, p, plan.ProbeSettle.Tag(), timeout)
 				wait := timeout - time.Since(sent)
 				if fu.OK() {
 					wait = min(wait, replyAfterAnswer)
@@ -207,7 +207,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			if l.awaitFollowUp(ctx, p, evidence.ProbeTag("settle")) {
+			if l.awaitFollowUp(ctx, p, plan.ProbeSettle.Tag()) {
 				answered = time.Now()
 			}
 		}
@@ -289,7 +289,7 @@ func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 			return
 		}
 		nudged = true
-		pd := p.c.Send(ctx, l.followUpRequest(p, evidence.ProbeTag("nudge"), max(timeout-time.Since(sent), minSuspect)))
+		pd := p.c.Send(ctx, l.followUpRequest(p, plan.ProbeNudge.Tag(), max(timeout-time.Since(sent), minSuspect)))
 		l.bg.Add(1)
 		go func() {
 			defer l.bg.Done()
@@ -345,7 +345,7 @@ func (l *live) refreshResources(ctx context.Context) {
 		}
 	}
 	if changed {
-		l.resources = l.list(ctx, evidence.ProbeTag(ProbeRefresh), "resources/list")
+		l.resources = l.list(ctx, plan.ProbeRefresh.Tag(), "resources/list")
 		l.lastList = l.p.c.Transcript().Len()
 	}
 }
