@@ -288,7 +288,7 @@ func listChecks(files []*vectors.File) []checkEntry {
 	var out []checkEntry
 	for _, c := range checks.All() {
 		level, levels, url := newestLevel(c.Requirement)
-		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Needs})
+		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Trigger})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {

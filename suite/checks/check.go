@@ -19,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -41,10 +42,15 @@ type Check struct {
 	// under besides its own (Finding.Requirement), for listings and
 	// selection.
 	Also []string
-	// Needs says what the server must do on its own initiative for the
+	// Needs lists the probes whose traffic the check judges, or that
+	// provoke what it judges: the executor sends a probe only when a
+	// selected check needs it. A check that needs none judges discovery,
+	// the shared traffic and the vector tests' traffic only.
+	Needs []plan.Probe
+	// Trigger says what the server must do on its own initiative for the
 	// check to judge anything, when no traffic of the suite can make an
 	// arbitrary server do it (mcpconform list shows it).
-	Needs string
+	Trigger string
 	// Opening marks a check of the request that opens a session: it is
 	// judged even when the server does not serve the version asked for.
 	Opening bool

@@ -34,7 +34,7 @@ func metaChecks() []*Check {
 		{
 			ID: "trace-context-format", Requirement: "META-06", Area: "meta",
 			Description: "traceparent, tracestate and baggage in _meta use the W3C formats",
-			Needs:       "a server that puts W3C trace context (traceparent, tracestate, baggage) in the _meta of what it sends; in 2026-07-28 the suite sends a traceparent on server/discover for it to carry on",
+			Trigger:     "a server that puts W3C trace context (traceparent, tracestate, baggage) in the _meta of what it sends; in 2026-07-28 the suite sends a traceparent on server/discover for it to carry on",
 			Judge:       checkTraceContext,
 		},
 		{

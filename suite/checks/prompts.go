@@ -72,14 +72,14 @@ func promptsChecks() []*Check {
 			ID: "prompts-binary-content", Requirement: "PROMPTS-13", Area: "prompts",
 			Description: "every image or audio block of a prompt message has strict base64 data and a valid MIME type",
 			Requires:    []string{"prompts"},
-			Needs:       "a prompt whose messages hold an image or audio block: the server's own prompts (the reference server's describe-media)",
+			Trigger:     "a prompt whose messages hold an image or audio block: the server's own prompts (the reference server's describe-media)",
 			Judge:       checkPromptBinary,
 		},
 		{
 			ID: "prompts-list-changed-only-if-declared", Requirement: "PROMPTS-17", Area: "prompts",
 			Description: "notifications/prompts/list_changed comes only after the server declared prompts.listChanged (2026-07-28: only on a listen stream that asked for promptsListChanged)",
 			Requires:    []string{"prompts"},
-			Needs:       "a prompt list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
+			Trigger:     "a prompt list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "prompts") },
 		},
 	}

@@ -67,7 +67,7 @@ func resourcesSubscriptionsChecks() []*Check {
 		{
 			ID: "cancelled-only-for-listen", Requirement: "RES-SUB-12", Area: "subscriptions",
 			Description: "the server sends notifications/cancelled only to end a listen stream it has open",
-			Needs:       "a server that ends a listen stream itself with notifications/cancelled naming it: the suite leaves one stream open until it closes stdin, a shutdown at which a server ends its streams (the reference server does so under --variant streams-end-cancelled; by default it answers the listen request instead)",
+			Trigger:     "a server that ends a listen stream itself with notifications/cancelled naming it: the suite leaves one stream open until it closes stdin, a shutdown at which a server ends its streams (the reference server does so under --variant streams-end-cancelled; by default it answers the listen request instead)",
 			Judge:       checkServerCancelled,
 		},
 	}

@@ -63,7 +63,7 @@ func toolsChecks() []*Check {
 			ID: "tools-list-changed-only-if-declared", Requirement: "TOOLS-28", Area: "tools",
 			Description: "notifications/tools/list_changed comes only after the server declared tools.listChanged (2026-07-28: only on a listen stream that asked for toolsListChanged)",
 			Requires:    []string{"tools"},
-			Needs:       "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
+			Trigger:     "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "tools") },
 		},
 	}
