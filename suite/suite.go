@@ -16,6 +16,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 	"github.com/onsi/ginkgo/v2"
@@ -78,9 +79,24 @@ func judgeContext(r *evidence.Run, v string) *checks.J {
 	return j
 }
 
-// plan lists every spec of a run, in report order: per version, the
+// Needs returns the probes the selected checks need (selected nil: every
+// check): what the executor sends beyond discovery and the vector tests
+// (execute.Config.Needs).
+func Needs(selected func(id string) bool) plan.Set {
+	s := plan.NewSet()
+	for _, c := range checks.All() {
+		if selected == nil || selected(c.ID) {
+			for _, p := range c.Needs {
+				s[p] = true
+			}
+		}
+	}
+	return s
+}
+
+// specsOf lists every spec of a run, in report order: per version, the
 // procedural checks, then the vector tests.
-func plan(r *evidence.Run, files []*vectors.File) []spec {
+func specsOf(r *evidence.Run, files []*vectors.File) []spec {
 	var specs []spec
 	for _, v := range judgedVersions(r) {
 		j := judgeContext(r, v)
@@ -106,7 +122,7 @@ func plan(r *evidence.Run, files []*vectors.File) []spec {
 // checks than were planned.
 func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Result {
 	var out []reports.Result
-	for _, s := range plan(r, files) {
+	for _, s := range specsOf(r, files) {
 		// Named as a judged result would be (requirement, level, spec
 		// section), so a cut report still says which rules went unjudged.
 		res := s.base()
@@ -119,7 +135,7 @@ func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Resul
 // Judge judges every check of a run without Ginkgo (for tests and tools).
 func Judge(r *evidence.Run, files []*vectors.File) []reports.Result {
 	var out []reports.Result
-	for _, s := range plan(r, files) {
+	for _, s := range specsOf(r, files) {
 		out = append(out, s.judge())
 	}
 	return out
@@ -130,7 +146,7 @@ func Judge(r *evidence.Run, files []*vectors.File) []reports.Result {
 // error fails the spec, a skip skips it with its reason. Call it before
 // ginkgo.RunSpecs, once per process.
 func Define(r *evidence.Run, files []*vectors.File, results []reports.Result, onResult func(reports.Result)) {
-	specs := plan(r, files)
+	specs := specsOf(r, files)
 	byArea := map[string][]spec{}
 	var areas []string
 	for i := range specs {

@@ -109,6 +109,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	ctx, cancel := context.WithTimeout(stop.ctx, o.runTimeout)
 	defer cancel()
 
+	want := wanted(o, files)
 	cfg := executor.Config{
 		Command:        command,
 		Dir:            o.dir,
@@ -120,7 +121,8 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		SpecVersion:    o.specVersion,
 		Vectors:        files,
 		Parallel:       o.parallel,
-		Want:           wanted(o, files),
+		Tests:          want,
+		Needs:          suite.Needs(want),
 		Tool:           version,
 		CallTools:      o.toolPolicy,
 	}

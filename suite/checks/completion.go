@@ -19,16 +19,19 @@ func completionChecks() []*Check {
 		{
 			ID: "completion-result-shape", Requirement: "COMP-03", Area: "completion",
 			Description: "every completion/complete result has completion.values, an array of at most 100 strings; total, when present, is a number and hasMore a boolean",
+			Needs:       []plan.Probe{plan.ProbeComplete},
 			Judge:       checkCompletionShape,
 		},
 		{
 			ID: "completion-total", Requirement: "COMP-04", Area: "completion",
 			Description: "total, when present, is at least the number of values returned",
+			Needs:       []plan.Probe{plan.ProbeComplete},
 			Judge:       checkCompletionTotal,
 		},
 		{
 			ID: "completion-undeclared", Requirement: "COMP-02", Area: "completion",
 			Description: "completion/complete to a server that declares no completions gets the error -32601",
+			Needs:       []plan.Probe{plan.ProbeCompleteUndeclared},
 			Judge: func(j *J) Finding {
 				if j.Session == nil {
 					return skipped("no session was opened under " + j.Version)
@@ -60,6 +63,7 @@ func completionChecks() []*Check {
 		{
 			ID: "completion-context", Requirement: "COMP-07", Area: "completion",
 			Description: "completion/complete of the last argument of a prompt or template of two or more, with the others resolved in context.arguments, gets a result (its shape is judged by completion-result-shape; a refusal is recorded: no sentence says what a server does with context)",
+			Needs:       []plan.Probe{plan.ProbeComplete, plan.ProbeCompleteContext},
 			Judge:       checkCompletionContext,
 		},
 	}

@@ -13,6 +13,17 @@ import (
 	"github.com/mcpconform/mcpconform/wire"
 )
 
+// serverMessages are the probes that give a server occasion to send
+// notifications and requests of its own: requests for the client
+// capabilities the probe process declares, progress and list changes of
+// tool calls, resource updates, stream notifications and log messages.
+// A check of every message a server sends needs them, or it judges
+// nothing on a server that sends none during discovery.
+var serverMessages = []plan.Probe{
+	plan.ProbeServerRequests, plan.ProbeToolCall, plan.ProbeSubscribe, plan.ProbeListen,
+	plan.ProbeListenHeld, plan.ProbeSetLevel, plan.ProbeLogLevelMeta,
+}
+
 // jsonrpcChecks judge the JSON-RPC envelope of every message the server
 // wrote in well-formed traffic (JSONRPC-*).
 func jsonrpcChecks() []*Check {
@@ -27,6 +38,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-ids", Requirement: "JSONRPC-02", Area: "jsonrpc",
 			Description: "requests the server sends have string or integer ids",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "every server request id is a string or an integer", "the server sent no requests", isServerRequest, serverRequestIDRule)
 			},
@@ -34,6 +46,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-id-not-null", Requirement: "JSONRPC-03", Area: "jsonrpc",
 			Description: "requests the server sends never have a null id",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no server request has a null id", "the server sent no requests", isServerRequest, func(m *wire.Message) string {
 					// A notification method with a null id is judged as a
@@ -48,6 +61,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-ids-unique", Requirement: "JSONRPC-04", Area: "jsonrpc",
 			Description: "the server never reuses the id of one of its own requests within a session",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkServerIDsUnique,
 		},
 		{
@@ -89,6 +103,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-notification-no-id", Requirement: "JSONRPC-09", Area: "jsonrpc",
 			Description: "server notifications carry no id member",
+			Needs:       serverMessages,
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no notification has an id member", "the server sent no notifications", isNotification, func(m *wire.Message) string {
 					if m.Has("id") {
@@ -106,6 +121,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "batch-accepted", Requirement: "JSONRPC-11", Area: "jsonrpc",
 			Description: "in a 2025-03-26 session, a batch line of two requests and a notification gets one array with the two responses",
+			Needs:       []plan.Probe{plan.ProbeBatch},
 			Flags:       []string{"sdk-divergence"},
 			Judge:       checkBatch,
 		},
@@ -117,6 +133,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "no-server-requests", Requirement: "JSONRPC-14", Area: "jsonrpc",
 			Description: "the server sends no JSON-RPC requests in the 2026-07-28 era",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       func(j *J) Finding { return scanModernRequests(j) },
 		},
 		{
@@ -127,6 +144,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-params-object", Requirement: "JSONRPC-17", Area: "jsonrpc",
 			Description: "params in messages the server sends are objects",
+			Needs:       serverMessages,
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "every params is an object", "the server sent no requests or notifications", hasMethod, func(m *wire.Message) string {
 					if m.Has("params") && wire.Type(m.Params) != "object" {

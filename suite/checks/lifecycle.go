@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -35,17 +36,20 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "initialize-counter-offer", Requirement: "LIFE-05", Area: "lifecycle",
 			Description: "offered an unknown version, the server answers with a version it supports (preferably its newest)",
+			Needs:       []plan.Probe{plan.ProbeCounterOffer},
 			Flags:       []string{"disputed"},
 			Judge:       checkCounterOffer,
 		},
 		{
 			ID: "no-requests-before-initialized", Requirement: "LIFE-09", Area: "lifecycle",
 			Description: "until notifications/initialized arrives, the server sends no requests other than ping",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkNoEarlyRequests,
 		},
 		{
 			ID: "no-unnegotiated-server-requests", Requirement: "LIFE-10", Area: "lifecycle",
 			Description: "the server sends sampling, roots and elicitation requests only to a client that declared those capabilities, and log notifications only when it declared logging",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkNegotiatedRequests,
 		},
 		{
@@ -73,6 +77,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "no-undeclared-client-capabilities", Requirement: "LIFE-25", Area: "lifecycle",
 			Description: "with clientCapabilities {} the server never asks for sampling, elicitation or roots",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRequests,
 		},
 		{
@@ -88,6 +93,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "no-log-without-level", Requirement: "LIFE-30", Area: "lifecycle",
 			Description: "no notifications/message for 2026-07-28 requests that set no log level, and none on a listen stream",
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Judge:       checkNoLogWithoutLevel,
 		},
 	}
@@ -424,19 +430,6 @@ func clientCapabilityOf(method string) string {
 	}
 	return ""
 }
-
-// ServerRequestChecks are the checks that judge the requests a server
-// makes of the client: the executor keeps the probe process open for
-// them a while after its initialize only when one of them is selected.
-var ServerRequestChecks = []string{
-	"no-requests-before-initialized", "no-unnegotiated-server-requests",
-	"jsonrpc-server-request-ids-unique", "no-server-requests", "stdio-no-server-requests",
-}
-
-// CounterOfferChecks are the checks that judge an initialize offering a
-// version the server cannot know: the executor opens the process that
-// offers one not shaped like a date only when one of them is selected.
-var CounterOfferChecks = []string{"initialize-counter-offer"}
 
 func checkNoEarlyRequests(j *J) Finding {
 	t := &tally{}

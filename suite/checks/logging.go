@@ -19,16 +19,19 @@ func loggingChecks() []*Check {
 		{
 			ID: "no-log-without-capability", Requirement: "LOG-01", Area: "logging",
 			Description: "the server sends notifications/message only when it declared the logging capability",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeLogLevelMeta},
 			Judge:       checkLogCapability,
 		},
 		{
 			ID: "log-message-shape", Requirement: "LOG-03", Area: "logging",
 			Description: "every notifications/message has a level of the eight syslog severities and a data member; logger, when present, is a string",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeLogLevelMeta},
 			Judge:       checkLogMessageShape,
 		},
 		{
 			ID: "log-set-level", Requirement: "LOG-04", Area: "logging",
 			Description: "logging/setLevel with a valid level gets an empty result, or a refusal (recorded: clients MAY send it, and no sentence makes servers implement it)",
+			Needs:       []plan.Probe{plan.ProbeSetLevel},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkSetLevel,
@@ -36,6 +39,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-respected", Requirement: "LOG-05", Area: "logging",
 			Description: `after logging/setLevel to "emergency" is answered, no notifications/message is less severe`,
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeSetLevelUnknown},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkLevelRespected,
@@ -43,6 +47,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-meta-served", Requirement: "LOG-07", Area: "logging",
 			Description: `a 2026-07-28 request whose _meta asks for logs at "error", a recognised level, is served, not refused`,
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Requires:    []string{"logging"},
 			Versions:    modernOnly,
 			Judge:       checkLogLevelMetaServed,
@@ -50,6 +55,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-meta-respected", Requirement: "LOG-05", Area: "logging",
 			Description: `while a 2026-07-28 request whose _meta asks for logs at "error" is open, no notifications/message is less severe`,
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Requires:    []string{"logging"},
 			Versions:    modernOnly,
 			Judge:       checkLogLevelMetaRespected,
@@ -57,6 +63,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-unknown-level", Requirement: "LOG-07", Area: "logging",
 			Description: "logging/setLevel with a level no version defines gets the error -32602",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeSetLevelUnknown},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {

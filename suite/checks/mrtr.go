@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -19,6 +20,7 @@ func mrtrChecks() []*Check {
 		{
 			ID: "input-required-result-shape", Requirement: "MRTR-01", Area: "mrtr",
 			Description: "every input_required result of a request other than resources/read has inputRequests or requestState (at least one), requestState a string and inputRequests an object of elicitation, sampling or roots requests",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge: func(j *J) Finding {
 				return inputRequiredShapes(j, func(method string) bool { return method != "resources/read" }, "no result other than a read's asked for input")
 			},
@@ -26,11 +28,13 @@ func mrtrChecks() []*Check {
 		{
 			ID: "input-required-only-where-allowed", Requirement: "MRTR-02", Area: "mrtr",
 			Description: "only prompts/get, resources/read and tools/call are answered input_required",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRequiredAllowed,
 		},
 		{
 			ID: "input-required-retried", Requirement: "MRTR-03", Area: "mrtr",
 			Description: "a request answered input_required with a requestState only, retried with that requestState, completes (asking again is allowed: a request still asking at the harness's bound of retries is recorded)",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRetried,
 		},
 	}

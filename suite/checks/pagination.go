@@ -29,6 +29,7 @@ func paginationChecks() []*Check {
 		{
 			ID: "pagination-cursor-stable", Requirement: "PAG-04", Area: "pagination",
 			Description: "asking again with the same cursor returns the same resources, unless the list changed",
+			Needs:       []plan.Probe{plan.ProbeCursorRepeat, plan.ProbeEmptyParams},
 			Requires:    []string{"resources"},
 			Judge:       checkCursorStable,
 		},
@@ -41,6 +42,7 @@ func paginationChecks() []*Check {
 		{
 			ID: "pagination-params-optional", Requirement: "PAG-09", Area: "pagination",
 			Description: "resources/list succeeds without params and with params {} alike",
+			Needs:       []plan.Probe{plan.ProbeEmptyParams},
 			Requires:    []string{"resources"},
 			// 2026-07-28 list requests must carry params (with _meta): the
 			// rule that they may go without is a rule of the handshake era.

@@ -59,6 +59,7 @@ func promptsChecks() []*Check {
 		{
 			ID: "prompts-missing-argument", Requirement: "PROMPTS-15", Area: "prompts",
 			Description: "prompts/get of a prompt without an argument it marks required gets the error -32602",
+			Needs:       []plan.Probe{plan.ProbePromptMissingArgument},
 			Requires:    []string{"prompts"},
 			Judge:       checkMissingArgument,
 		},
@@ -78,6 +79,7 @@ func promptsChecks() []*Check {
 		{
 			ID: "prompts-list-changed-only-if-declared", Requirement: "PROMPTS-17", Area: "prompts",
 			Description: "notifications/prompts/list_changed comes only after the server declared prompts.listChanged (2026-07-28: only on a listen stream that asked for promptsListChanged)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListenHeld},
 			Requires:    []string{"prompts"},
 			Trigger:     "a prompt list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "prompts") },

@@ -27,6 +27,7 @@ func resourcesCapabilityChecks() []*Check {
 		{
 			ID: "list-stable-across-traffic", Requirement: "RES-CAP-03", Area: "resources",
 			Description: "resources/list gives the same resources after reads and listen streams, unless a change was announced",
+			Needs:       []plan.Probe{plan.ProbeListen, plan.ProbeListAfter},
 			Requires:    []string{"resources"},
 			Judge:       checkListStable,
 		},

@@ -55,6 +55,7 @@ func resourcesListChecks() []*Check {
 		{
 			ID: "resources-size-matches", Requirement: "RES-LIST-08", Area: "resources",
 			Description: "a listed size equals the bytes a read returns (decoded blob, or UTF-8 text), when the content is stable",
+			Needs:       []plan.Probe{plan.ProbeSubscribe},
 			Requires:    []string{"resources"},
 			Flags:       []string{"heuristic"},
 			Judge:       checkSizes,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -15,11 +16,13 @@ func resourcesListChangedChecks() []*Check {
 		{
 			ID: "list-changed-only-if-declared", Requirement: "RES-LC-02", Area: "subscriptions",
 			Description: "notifications/resources/list_changed only when listChanged is declared (2026-07-28: only on a stream that asked for it)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListen},
 			Judge:       checkListChangedDeclared,
 		},
 		{
 			ID: "list-changed-params", Requirement: "RES-LC-03", Area: "subscriptions",
 			Description: "notifications/resources/list_changed has no params, or params that are an object (with _meta, if any, an object)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListen},
 			Judge:       checkListChangedParams,
 		},
 	}

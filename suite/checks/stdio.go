@@ -59,11 +59,13 @@ func stdioChecks() []*Check {
 		{
 			ID: "listen-cancel-stops", Requirement: "STDIO-11", Area: "stdio",
 			Description: "after notifications/cancelled for a listen request, nothing more comes for that stream",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkListenCancel,
 		},
 		{
 			ID: "stdio-no-server-requests", Requirement: "STDIO-10", Area: "stdio",
 			Description: "over stdio a 2026-07-28 server writes responses and notifications only, never requests",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       func(j *J) Finding { return scanModernRequests(j) },
 		},
 	}

@@ -62,6 +62,7 @@ func toolsChecks() []*Check {
 		{
 			ID: "tools-list-changed-only-if-declared", Requirement: "TOOLS-28", Area: "tools",
 			Description: "notifications/tools/list_changed comes only after the server declared tools.listChanged (2026-07-28: only on a listen stream that asked for toolsListChanged)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListenHeld},
 			Requires:    []string{"tools"},
 			Trigger:     "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "tools") },
@@ -157,18 +158,6 @@ func checkToolNames(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d tool name(s) of the recommended syntax", t.n), "the server lists no tools")
 }
 
-// ToolCallChecks are the checks that judge tools/call of listed tools,
-// the progress a call's token asks for, or what a call may cause (a tool or
-// prompt list that changes): the executor calls tools only
-// when one of them is selected.
-var ToolCallChecks = []string{
-	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
-	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
-	"tools-call-invalid-arguments", "tools-call-validates-input",
-	"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared",
-	"progress-token-active", "progress-increases", "progress-params",
-}
-
 // toolCallChecks judge the results of the tools the suite called (only
 // those the --call-tools policy allows: by default the ones annotated
 // readOnlyHint: true), and the tools' own declarations that only matter
@@ -178,24 +167,28 @@ func toolCallChecks() []*Check {
 		{
 			ID: "tools-call-result-shape", Requirement: "TOOLS-18", Area: "tools",
 			Description: "every tools/call result has a content array of blocks of types the version defines; isError, when present, is a boolean",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolResultShape,
 		},
 		{
 			ID: "tools-call-text-blocks", Requirement: "TOOLS-19", Area: "tools",
 			Description: "every text block of a tools/call result has a string text",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolTextBlocks,
 		},
 		{
 			ID: "tools-call-binary-blocks", Requirement: "TOOLS-20", Area: "tools",
 			Description: "every image or audio block of a tools/call result has strict base64 data and a string mimeType",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolBinaryBlocks,
 		},
 		{
 			ID: "tools-structured-content-type", Requirement: "TOOLS-24", Area: "tools",
 			Description: "structuredContent, when a tools/call result has it, is a JSON object",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Versions:    []string{wire.V20250618, wire.V20251125},
 			Judge:       checkStructuredType,
@@ -203,24 +196,28 @@ func toolCallChecks() []*Check {
 		{
 			ID: "tools-structured-content-valid", Requirement: "TOOLS-25", Area: "tools",
 			Description: "a tool that declares an outputSchema returns structuredContent valid against it (unless the result is an error)",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkStructuredValid,
 		},
 		{
 			ID: "tools-structured-content-text", Requirement: "TOOLS-26", Area: "tools",
 			Description: "a tools/call result with structuredContent also has a text block holding the same JSON",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkStructuredText,
 		},
 		{
 			ID: "tools-call-invalid-arguments", Requirement: "TOOLS-22", Area: "tools",
 			Description: "a tools/call whose arguments break the tool's inputSchema, when refused, is refused as the version says: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkInvalidArguments,
 		},
 		{
 			ID: "tools-call-validates-input", Requirement: "TOOLS-29", Area: "tools",
 			Description: "a tools/call whose arguments break the tool's own inputSchema does not run the tool to a result without isError (Validate all tool inputs); only with --call-tools selecting the tool",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkValidatesInput,
 		},

@@ -27,12 +27,12 @@ const maxCompletions = 60
 func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage) {
 	declared := l.s.Caps().Has("completions")
 	if !declared && l.s.Version != wire.V20241105 {
-		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.wanted("completion-undeclared") {
+		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.needs(plan.ProbeCompleteUndeclared) {
 			l.call(ctx, plan.ProbeCompleteUndeclared.Tag(), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
 		}
 		return
 	}
-	if !l.x.wanted("completion-result-shape", "completion-total", "completion-context") {
+	if !l.x.needs(plan.ProbeComplete) {
 		return
 	}
 	type target struct{ kind, key, ref, arg string }
@@ -93,7 +93,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 			}
 		}
 	}
-	if !wire.AtLeast(l.s.Version, wire.V20250618) || !l.x.wanted("completion-context") {
+	if !wire.AtLeast(l.s.Version, wire.V20250618) || !l.x.needs(plan.ProbeCompleteContext) {
 		return
 	}
 	// One prompt and one template of two or more arguments: the last

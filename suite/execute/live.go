@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
@@ -316,7 +315,7 @@ func (l *live) getPrompts(ctx context.Context, prompts []json.RawMessage) {
 		}
 		if len(args) > 0 {
 			params["arguments"] = args
-			if !probed && l.x.wanted("prompts-missing-argument") {
+			if !probed && l.x.needs(plan.ProbePromptMissingArgument) {
 				// The first prompt with a required argument, got without it.
 				probed = true
 				l.call(ctx, plan.ProbePromptMissingArgument.Tag(), "prompts/get", map[string]any{"name": name})
@@ -376,7 +375,7 @@ const toolCallDeadline = 2 * time.Second
 // called after the shared tests, one after another (waitToolCalls). A
 // tool whose schema the suite cannot fill in safely is not called.
 func (l *live) startToolCalls(ctx context.Context) {
-	if !l.s.Caps().Has("tools") || !l.x.wanted(checks.ToolCallChecks...) {
+	if !l.s.Caps().Has("tools") || !l.x.needs(plan.ProbeToolCall) {
 		return
 	}
 	calls := 0

@@ -14,10 +14,20 @@ import (
 // messages between the first answer and the second request are judged
 // against the level set.
 func (l *live) setLevelProbe(ctx context.Context) {
-	if !l.s.Caps().Has("logging") || !l.p.alive() || ctx.Err() != nil ||
-		!l.x.wanted("log-set-level", "log-level-respected", "log-unknown-level") {
+	if !l.s.Caps().Has("logging") || !l.p.alive() || ctx.Err() != nil {
 		return
 	}
+	if l.x.needs(plan.ProbeSetLevel) {
+		l.setLevel(ctx)
+	}
+	if l.x.needs(plan.ProbeSetLevelUnknown) && l.p.alive() && ctx.Err() == nil {
+		l.call(ctx, plan.ProbeSetLevelUnknown.Tag(), "logging/setLevel", map[string]any{"level": plan.LevelUnknown})
+	}
+}
+
+// setLevel sets the level to plan.LevelSet and, once it is set, sends the
+// requests the server may log about and gives their logs time to come.
+func (l *live) setLevel(ctx context.Context) {
 	x := l.call(ctx, plan.ProbeSetLevel.Tag(), "logging/setLevel", map[string]any{"level": plan.LevelSet})
 	if x.OK() && x.Response.Has("result") {
 		// What a server logs about is its own choice: the lists it
@@ -36,9 +46,6 @@ func (l *live) setLevelProbe(ctx context.Context) {
 		}
 		l.settle(ctx, from, 100*time.Millisecond, func(m *wire.Message) bool { return m.Method == "notifications/message" })
 	}
-	if l.p.alive() && ctx.Err() == nil {
-		l.call(ctx, plan.ProbeSetLevelUnknown.Tag(), "logging/setLevel", map[string]any{"level": plan.LevelUnknown})
-	}
 }
 
 // logLevelProbe sends, in a 2026-07-28 session that declares logging,
@@ -47,7 +54,7 @@ func (l *live) setLevelProbe(ctx context.Context) {
 // about. They go one at a time, after the session's other traffic, so a
 // log message is for the request open when it comes.
 func (l *live) logLevelProbe(ctx context.Context) {
-	if !l.s.Caps().Has("logging") || !l.x.wanted("log-level-meta-served", "log-level-meta-respected") {
+	if !l.s.Caps().Has("logging") || !l.x.needs(plan.ProbeLogLevelMeta) {
 		return
 	}
 	withLevel := func(params map[string]any) map[string]any {

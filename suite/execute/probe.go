@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -40,7 +39,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The checks selected (--only, --skip) may need none of this process's
 	// work: then it is not started.
 	if len(x.testsOf(plan.KindUninitialized)) == 0 && len(x.testsOf(plan.KindDisposable)) == 0 &&
-		!x.wanted(checks.CounterOfferChecks...) && !x.wanted(checks.ServerRequestChecks...) {
+		!x.needs(plan.ProbeCounterOffer, plan.ProbeServerRequests) {
 		return
 	}
 	p := x.start(evidence.RoleProbe, wire.Newest, "the probe process: requests before initialize, an initialize offering an unknown version, then the tests that may kill or wedge the server")
@@ -53,7 +52,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// of the disposable tests (nullIDQueue).
 	other := make(chan *proc, 1)
 	var negotiated string // what q's handshake agreed, once other has q
-	if x.wanted(checks.CounterOfferChecks...) {
+	if x.needs(plan.ProbeCounterOffer) {
 		go func() {
 			q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
 			if q.c != nil {
@@ -92,7 +91,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
 	h := p.initialize(ctx, plan.ProbeCounterOffer.Tag(), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
-	if h.err == "" && x.wanted(checks.ServerRequestChecks...) {
+	if h.err == "" && x.needs(plan.ProbeServerRequests) {
 		// A server told of roots or sampling may ask for them once
 		// initialized, at once or a little later (server-everything asks
 		// 350 ms after initialize). A ping sent after

@@ -26,14 +26,15 @@ const (
 // subscribes to.
 const maxSubscriptions = 20
 
-// legacyProbes run in a handshake-era session after discovery.
+// legacyProbes run in a handshake-era session after discovery, each when
+// a selected check needs it.
 func (l *live) legacyProbes(ctx context.Context) {
 	caps := l.s.Caps()
 	res := l.s.Resources()
-	if caps.Resources || len(res.Items) > 0 {
+	if (caps.Resources || len(res.Items) > 0) && l.x.needs(plan.ProbeEmptyParams) {
 		l.call(ctx, plan.ProbeEmptyParams.Tag(), "resources/list", json.RawMessage(`{}`))
 	}
-	if len(res.Pages) >= 2 {
+	if len(res.Pages) >= 2 && l.x.needs(plan.ProbeCursorRepeat) {
 		if c, ok := wire.String(res.Pages[0].Result()["nextCursor"]); ok {
 			l.call(ctx, plan.ProbeCursorRepeat.Tag(), "resources/list", map[string]any{"cursor": c})
 		}
@@ -44,13 +45,13 @@ func (l *live) legacyProbes(ctx context.Context) {
 			uris = append(uris, rd.URI)
 		}
 	}
-	if caps.Subscribe && len(uris) > 0 {
+	if caps.Subscribe && len(uris) > 0 && l.x.needs(plan.ProbeSubscribe) {
 		l.subscribeRoundTrip(ctx, uris)
 	}
-	if caps.Resources && !caps.Subscribe && len(uris) > 0 {
+	if caps.Resources && !caps.Subscribe && len(uris) > 0 && l.x.needs(plan.ProbeSubUndeclared) {
 		l.call(ctx, plan.ProbeSubUndeclared.Tag(), "resources/subscribe", map[string]any{"uri": uris[0]})
 	}
-	if l.s.Version == wire.V20250326 {
+	if l.s.Version == wire.V20250326 && l.x.needs(plan.ProbeBatch) {
 		l.batchProbe(ctx)
 	}
 }
@@ -111,16 +112,14 @@ func (l *live) batchProbe(ctx context.Context) {
 	c.Mark(transcript.Mark{Kind: transcript.End, Probe: string(plan.ProbeBatch)})
 }
 
-// heldStreamChecks judge what comes on, or ends, the listen stream the
-// 2026-07-28 probes leave open.
-var heldStreamChecks = []string{"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared", "cancelled-only-for-listen"}
-
-// modernProbes run in a 2026-07-28 session after discovery: a request
-// carrying trace context; listen streams, one with a string id asking for
-// updates of a resource, one with an integer id asking for resource list
-// changes, and one for each of the tool and prompt lists whose listChanged
-// the server declares, all cancelled in the end; and one more asking for
-// tool and prompt list changes, which stays open until the process ends.
+// modernProbes run in a 2026-07-28 session after discovery, each when a
+// selected check needs it: a request carrying trace context (ProbeTrace);
+// listen streams (ProbeListen), one with a string id asking for updates
+// of a resource, one with an integer id asking for resource list changes,
+// and one for each of the tool and prompt lists whose listChanged the
+// server declares, all cancelled in the end; and one more asking for tool
+// and prompt list changes, which stays open until the process ends
+// (ProbeListenHeld).
 func (l *live) modernProbes(ctx context.Context) {
 	c := l.p.c
 	tag := func(step string) string { return plan.ProbeListen.Tag(step) }
@@ -128,19 +127,23 @@ func (l *live) modernProbes(ctx context.Context) {
 	if rs := l.s.Reads(); len(rs) > 0 {
 		uri = rs[0].URI
 	}
-	filters := []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
-	if uri != "" {
-		filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
-	}
-	ids := []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
-	for _, kind := range []string{"tools", "prompts"} {
-		if l.s.Caps().Has(kind + ".listChanged") {
-			filters = append(filters, map[string]any{kind + "ListChanged": true})
-			ids = append(ids, c.NewID())
+	var filters []map[string]any
+	var ids []json.RawMessage
+	if l.x.needs(plan.ProbeListen) {
+		filters = []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
+		if uri != "" {
+			filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
+		}
+		ids = []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
+		for _, kind := range []string{"tools", "prompts"} {
+			if l.s.Caps().Has(kind + ".listChanged") {
+				filters = append(filters, map[string]any{kind + "ListChanged": true})
+				ids = append(ids, c.NewID())
+			}
 		}
 	}
 	streams := make([]*mockclient.Stream, len(filters))
-	if l.x.wanted("trace-context-format") {
+	if l.x.needs(plan.ProbeTrace) {
 		// A request carrying W3C trace context: a server that takes part
 		// in tracing may carry it on in what it sends.
 		l.call(ctx, plan.ProbeTrace.Tag(), "server/discover", map[string]any{"_meta": map[string]any{"traceparent": traceparent, "tracestate": tracestate}})
@@ -160,7 +163,7 @@ func (l *live) modernProbes(ctx context.Context) {
 	for _, st := range streams {
 		st.WaitFor("notifications/subscriptions/acknowledged", wait)
 	}
-	if l.x.wanted(heldStreamChecks...) {
+	if l.x.needs(plan.ProbeListenHeld) {
 		// A third stream, asking for tool and prompt list changes, stays
 		// open to the end: list changes that tool calls cause later are
 		// delivered on it, and how the server ends it when stdin closes
@@ -173,6 +176,9 @@ func (l *live) modernProbes(ctx context.Context) {
 		if held, err := c.ListenTagged(tag("stream"), json.RawMessage(heldListenID), params); err == nil {
 			held.WaitFor("notifications/subscriptions/acknowledged", wait)
 		}
+	}
+	if len(streams) == 0 {
+		return
 	}
 	if uri != "" {
 		// A read may be what changes the resource on some servers.
@@ -202,7 +208,7 @@ func (l *live) modernProbes(ctx context.Context) {
 // listAfter lists resources again, every page, after all other traffic
 // (RES-CAP-03).
 func (l *live) listAfter(ctx context.Context) {
-	if l.s.Caps().Resources {
+	if l.s.Caps().Resources && l.x.needs(plan.ProbeListAfter) {
 		l.list(ctx, plan.ProbeListAfter.Tag(), "resources/list")
 	}
 }
