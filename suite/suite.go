@@ -10,7 +10,6 @@ package suite
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -18,7 +17,6 @@ import (
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
-	"github.com/mcpconform/mcpconform/wire"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 )
@@ -52,33 +50,6 @@ func VectorFiles(r *evidence.Run) ([]*vectors.File, error) {
 	return files, vectors.CheckUnique(files)
 }
 
-// judgedVersions returns the versions results are reported under: the
-// ones the run judged, or, when it established no session, the version it
-// offered, so that what the processes wrote is still judged.
-func judgedVersions(r *evidence.Run) []string {
-	if len(r.Versions) > 0 {
-		return r.Versions
-	}
-	if wire.KnownVersion(r.SpecVersion) {
-		return []string{r.SpecVersion}
-	}
-	return []string{wire.Newest}
-}
-
-// judgeContext returns what checks see under version v: its session and
-// every process judged under it (a process of a version not judged is
-// judged under the first one, so no evidence goes unread).
-func judgeContext(r *evidence.Run, v string) *checks.J {
-	versions := judgedVersions(r)
-	j := &checks.J{Run: r, Version: v, Session: r.Session(v)}
-	for _, p := range r.AllProcesses() {
-		if p.Version == v || (!slices.Contains(versions, p.Version) && v == versions[0]) {
-			j.Processes = append(j.Processes, p)
-		}
-	}
-	return j
-}
-
 // Needs returns the probes the selected checks need (selected nil: every
 // check): what the executor sends beyond discovery and the vector tests
 // (execute.Config.Needs).
@@ -98,8 +69,8 @@ func Needs(selected func(id string) bool) plan.Set {
 // procedural checks, then the vector tests.
 func specsOf(r *evidence.Run, files []*vectors.File) []spec {
 	var specs []spec
-	for _, v := range judgedVersions(r) {
-		j := judgeContext(r, v)
+	for _, v := range checks.JudgedVersions(r) {
+		j := checks.NewJ(r, v)
 		for _, c := range checks.All() {
 			specs = append(specs, spec{area: c.Area, id: c.ID, version: v,
 				base:  func() reports.Result { return checks.BaseResult(c.ID, c.Requirement, c.Area, v, c.Flags) },

@@ -126,7 +126,7 @@ func loadCase(t *testing.T, path string) *testCase {
 func (c *testCase) judge(t *testing.T, id, v string) reports.Result {
 	for _, ch := range checks.All() {
 		if ch.ID == id {
-			return ch.Result(judgeContext(c.run, v))
+			return ch.Result(checks.NewJ(c.run, v))
 		}
 	}
 	for _, f := range embedded(t) {
@@ -138,18 +138,6 @@ func (c *testCase) judge(t *testing.T, id, v string) reports.Result {
 	}
 	t.Fatalf("%s: no check or vector test %q", c.path, id)
 	return reports.Result{}
-}
-
-// judgeContext mirrors suite's: the session of v, and every process of v
-// (processes of versions not judged go with the first version).
-func judgeContext(r *evidence.Run, v string) *checks.J {
-	j := &checks.J{Run: r, Version: v, Session: r.Session(v)}
-	for _, p := range r.Processes {
-		if p.Version == v || !slices.Contains(r.Versions, p.Version) && len(r.Versions) > 0 && v == r.Versions[0] {
-			j.Processes = append(j.Processes, p)
-		}
-	}
-	return j
 }
 
 var embeddedFiles []*vectors.File

@@ -68,6 +68,33 @@ type J struct {
 	Processes []*evidence.Process
 }
 
+// JudgedVersions returns the versions results are reported under: the
+// ones the run judged, or, when it established no session, the version it
+// offered, so that what the processes wrote is still judged.
+func JudgedVersions(r *evidence.Run) []string {
+	if len(r.Versions) > 0 {
+		return r.Versions
+	}
+	if wire.KnownVersion(r.SpecVersion) {
+		return []string{r.SpecVersion}
+	}
+	return []string{wire.Newest}
+}
+
+// NewJ returns what checks see under version v of a run: its session and
+// every process judged under it (a process of a version not judged is
+// judged under the first one, so no evidence goes unread).
+func NewJ(r *evidence.Run, v string) *J {
+	versions := JudgedVersions(r)
+	j := &J{Run: r, Version: v, Session: r.Session(v)}
+	for _, p := range r.AllProcesses() {
+		if p.Version == v || (!slices.Contains(versions, p.Version) && v == versions[0]) {
+			j.Processes = append(j.Processes, p)
+		}
+	}
+	return j
+}
+
 // Caps returns the capabilities the session declared.
 func (j *J) Caps() evidence.Capabilities {
 	if j.Session == nil {
