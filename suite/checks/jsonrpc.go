@@ -565,20 +565,6 @@ func checkAllAnswered(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d requests, each answered", t.n), "no request was sent")
 }
 
-// dropped returns the evidence that the server dropped the request of x
-// when every-request-answered is the check to judge it ("" otherwise), and
-// whether the evidence is that the server died: a server that died under
-// a provocation is judged by the probe that provoked it. Every other check
-// that finds x unanswered leaves it to every-request-answered then, so
-// that one dropped request is one finding.
-func dropped(r *evidence.Run, x *evidence.Exchange) (string, bool) {
-	d := x.Dropped(r.Timeout)
-	if d == nil || d.Died && x.Process.InProvocation(x.SentSeq) {
-		return "", false
-	}
-	return d.Why, d.Died
-}
-
 // silenceSentence says plainly that the server did not answer x within
 // its deadline, and which flag sets that deadline.
 func silenceSentence(j *J, x *evidence.Exchange) string {

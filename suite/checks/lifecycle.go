@@ -3,7 +3,6 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -552,12 +551,6 @@ var serverCapabilities = map[string]serverCapability{
 	"extensions":   {since: wire.V20260728},
 }
 
-// sortedKeys returns an object's member names in order, so that what a
-// check reports does not depend on map order.
-func sortedKeys(m map[string]json.RawMessage) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
 func checkCapsShape(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
@@ -610,15 +603,6 @@ func eraProbes(r *evidence.Run) []*evidence.Exchange {
 		out = append(out, p.Tagged(evidence.TagEraProbe)...)
 	}
 	return out
-}
-
-// timedOut says that x went unanswered within the harness's deadline: a
-// window of the harness, which proves no rule broken.
-func timedOut(x *evidence.Exchange) (string, bool) {
-	if nr := x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout && !x.Late {
-		return fmt.Sprintf("not judged: the server did not answer %s within %s, a deadline of the harness", x.Method, nr.Deadline), true
-	}
-	return "", false
 }
 
 func checkDiscoverCompletes(j *J) Finding {
@@ -700,40 +684,6 @@ func checkDiscoverShape(j *J) Finding {
 	}
 	cacheHints(t, w, "server/discover", m)
 	return t.finding("a well-formed DiscoverResult", "")
-}
-
-// cacheHints judges resultType, ttlMs and cacheScope of a complete result.
-func cacheHints(t *tally, w *Where, what string, res map[string]json.RawMessage) {
-	rt, _ := wire.String(res["resultType"])
-	if rt == "input_required" {
-		return
-	}
-	if rt != "complete" {
-		t.violate(w, "%s: resultType is %s, want \"complete\"", what, describeType(res["resultType"]))
-	}
-	// Any integer of at least 0, however large (1e20 is one): compared by
-	// sign, not as an int64.
-	if n, ok := wire.Number(res["ttlMs"]); wire.Type(res["ttlMs"]) != "integer" || !ok || n < 0 {
-		t.violate(w, "%s: ttlMs is %s, want an integer of at least 0", what, describeType(res["ttlMs"]))
-	}
-	if cs, _ := wire.String(res["cacheScope"]); cs != "public" && cs != "private" {
-		t.violate(w, "%s: cacheScope is %s, want \"public\" or \"private\"", what, describeType(res["cacheScope"]))
-	}
-}
-
-// modernResults yields the results of requests sent in the 2026-07-28
-// envelope, in well-formed traffic.
-func modernResults(j *J, yield func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage)) {
-	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
-		res := x.Result()
-		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
-			return
-		}
-		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
-			return
-		}
-		yield(p, x, res)
-	})
 }
 
 func checkServerInfoMeta(j *J) Finding {

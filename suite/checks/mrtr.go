@@ -170,29 +170,3 @@ func checkInputRetried(j *J) Finding {
 	}
 	return t.finding(fmt.Sprintf("%d request(s) answered input_required were retried with their requestState and completed", completed), "no request was answered input_required with a requestState to retry with")
 }
-
-// notComplete says why a check of a method's result does not judge x's:
-// the result is of another kind the version defines (an
-// InputRequiredResult still asking after the suite's retries, a
-// CreateTaskResult) or of a type it does not define.
-func notComplete(v string, x *evidence.Exchange, retries int) string {
-	kind, allowed := evidence.KindOf(v, x)
-	retryable := false
-	if x.Request != nil {
-		_, retryable = evidence.RetryState(v, x.Method, x.Request.Params, x.Response)
-	}
-	switch {
-	case kind == evidence.ResultInputRequired && !allowed:
-		return fmt.Sprintf("%s was answered input_required, which input-required-only-where-allowed judges", requestLabel(x))
-	case kind == evidence.ResultInputRequired && !retryable:
-		return fmt.Sprintf("%s asked for input the suite cannot give (the input_required checks judge the result)", requestLabel(x))
-	case kind == evidence.ResultInputRequired && retries >= evidence.MaxInputRetries:
-		return fmt.Sprintf("%s still asked for input after %d retries (input-required-retried records it)", requestLabel(x), retries)
-	case kind == evidence.ResultInputRequired:
-		return fmt.Sprintf("%s asked for input, and the session ended before the retry with its requestState", requestLabel(x))
-	case kind == evidence.ResultTask:
-		return fmt.Sprintf("%s was answered with a task (CreateTaskResult), whose result comes later", requestLabel(x))
-	}
-	rt, _ := wire.String(x.Result()["resultType"])
-	return fmt.Sprintf("%s was answered with resultType %q (result-type-on-every-result judges it)", requestLabel(x), clipString(rt, 30))
-}

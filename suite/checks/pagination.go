@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/suite/plan"
-	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -52,26 +51,6 @@ func paginationChecks() []*Check {
 	}
 }
 
-// listTerminates judges a list walk: a cursor that comes back is a loop;
-// a list still going where the harness stops following is recorded.
-func listTerminates(l evidence.ListObs) Finding {
-	if len(l.Pages) == 0 {
-		return skipped(l.Method + " was not called")
-	}
-	last := l.Pages[len(l.Pages)-1]
-	switch {
-	case last.Stopped():
-		// The run ended while a page was awaited: whether the list ends
-		// is not known.
-		return harness("not judged: " + last.NoResponse.String())
-	case l.Cycle:
-		return exchangeFinding(broken(l.Method+": "+l.Stopped), last)
-	case l.Capped:
-		return Finding{Outcome: Recorded, Message: l.Method + ": " + l.Stopped + " (a harness limit, not a fault)"}
-	}
-	return passed(fmt.Sprintf("%s ended after %d page(s)", l.Method, len(l.Pages)))
-}
-
 func checkCursorType(j *J) Finding {
 	t := &tally{}
 	for _, l := range []evidence.ListObs{j.Session.Resources(), j.Session.Templates()} {
@@ -105,25 +84,6 @@ func listItemURIs(x *evidence.Exchange, member, key string) ([]string, bool) {
 		out = append(out, u)
 	}
 	return out, true
-}
-
-// listChangedBetween reports whether the process received a list_changed
-// notification for method's list between two sequence numbers.
-func listChangedBetween(p *evidence.Process, from, to int, notification string) bool {
-	if to < 0 {
-		to = p.Transcript.Len()
-	}
-	for _, e := range p.Transcript.Slice(from, to+1) {
-		if e.Dir != transcript.Recv {
-			continue
-		}
-		for _, m := range e.Msgs {
-			if m.Method == notification {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // checkCursorStable judges the cursor of page 2 asked for again after

@@ -206,18 +206,6 @@ func checkPromptRoles(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d message(s), each of a user or an assistant", t.n), "no prompt message was got")
 }
 
-// promptContentTypes are the content block types a prompt message may
-// hold, by version.
-func promptContentTypes(v string) []string {
-	switch {
-	case v == wire.V20241105:
-		return []string{"text", "image", "resource"}
-	case v == wire.V20250326:
-		return []string{"text", "image", "audio", "resource"}
-	}
-	return []string{"text", "image", "audio", "resource_link", "resource"}
-}
-
 func checkPromptContent(j *J) Finding {
 	t := &tally{}
 	types := promptContentTypes(j.Version)

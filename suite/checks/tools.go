@@ -436,12 +436,6 @@ func eachInvalidCall(j *J, t *tally, f func(c *evidence.ToolCall, w *Where, what
 	}
 }
 
-// refused reports whether the answer to a tools/call refuses it: a
-// JSON-RPC error, or a CallToolResult with isError true.
-func refused(x *evidence.Exchange) bool {
-	return x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true"
-}
-
 // checkInvalidArguments judges how a call with arguments breaking the
 // tool's inputSchema was refused; whether it was refused at all is
 // tools-call-validates-input's (TOOLS-29).
@@ -639,14 +633,4 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 		}
 	}
 	return out
-}
-
-// checkBase64Data judges the data member of an image or audio block:
-// a string of strict RFC 4648 base64.
-func checkBase64Data(t *tally, w *Where, at string, raw json.RawMessage) {
-	if data, ok := wire.String(raw); !ok {
-		t.violate(w, "%s: data is %s, want a base64 string", at, describeType(raw))
-	} else if err := wire.StrictBase64(data); err != nil {
-		t.violate(w, "%s: data is not base64: %v", at, err)
-	}
 }
