@@ -482,14 +482,7 @@ func checkResultType(j *J) Finding {
 		extensions = append(extensions, name)
 	}
 	slices.Sort(extensions)
-	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
-		res := x.Result()
-		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
-			return
-		}
-		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
-			return
-		}
+	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
 		t.judged()
 		rt, ok := wire.String(res["resultType"])
 		switch {
