@@ -10,9 +10,10 @@ import (
 
 // setLevelProbe sets the log level of a handshake-era session that
 // declares logging to the most severe one, gives the server requests it
-// may log about, and then asks for a level no version defines. Only
-// messages between the first answer and the second request are judged
-// against the level set.
+// may log about (ProbeSetLevel), and then asks for a level no version
+// defines (ProbeSetLevelUnknown), each when a selected check needs it.
+// Only messages between the first answer and the second request are
+// judged against the level set.
 func (l *live) setLevelProbe(ctx context.Context) {
 	if !l.s.Caps().Has("logging") || !l.p.alive() || ctx.Err() != nil {
 		return
