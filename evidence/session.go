@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/mcpconform/mcpconform/wire"
@@ -38,16 +37,6 @@ const (
 
 // ListTag is the tag of each page of a list during discovery.
 func ListTag(method string) string { return "d:" + method }
-
-// ProbeTag is the tag of a probe's traffic: "p:" and the probe's name,
-// with an optional step name.
-func ProbeTag(probe string, step ...string) string {
-	t := "p:" + probe
-	if len(step) > 0 {
-		t += "." + strings.Join(step, ".")
-	}
-	return t
-}
 
 // VectorTag is the tag of one step of one item of a vector test.
 func VectorTag(test string, item, step int) string {

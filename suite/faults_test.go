@@ -17,6 +17,7 @@ import (
 	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -384,7 +385,7 @@ func TestRarelyTriggeredChecksPass(t *testing.T) {
 			}
 			cfg.SpecVersion = "all"
 			cfg.Timeout = 4 * time.Second
-			cfg.CallTools = checks.ToolPolicy{Mode: "all"}
+			cfg.CallTools = plan.ToolPolicy{Mode: "all"}
 			run, results := executeAndJudge(t, cfg)
 			got := map[string]reports.Result{}
 			for _, r := range results {

@@ -10,14 +10,13 @@ package suite
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
-	"github.com/mcpconform/mcpconform/wire"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 )
@@ -51,39 +50,27 @@ func VectorFiles(r *evidence.Run) ([]*vectors.File, error) {
 	return files, vectors.CheckUnique(files)
 }
 
-// judgedVersions returns the versions results are reported under: the
-// ones the run judged, or, when it established no session, the version it
-// offered, so that what the processes wrote is still judged.
-func judgedVersions(r *evidence.Run) []string {
-	if len(r.Versions) > 0 {
-		return r.Versions
-	}
-	if wire.KnownVersion(r.SpecVersion) {
-		return []string{r.SpecVersion}
-	}
-	return []string{wire.Newest}
-}
-
-// judgeContext returns what checks see under version v: its session and
-// every process judged under it (a process of a version not judged is
-// judged under the first one, so no evidence goes unread).
-func judgeContext(r *evidence.Run, v string) *checks.J {
-	versions := judgedVersions(r)
-	j := &checks.J{Run: r, Version: v, Session: r.Session(v)}
-	for _, p := range r.AllProcesses() {
-		if p.Version == v || (!slices.Contains(versions, p.Version) && v == versions[0]) {
-			j.Processes = append(j.Processes, p)
+// Needs returns the probes the selected checks need (selected nil: every
+// check): what the executor sends beyond discovery and the vector tests
+// (execute.Config.Needs).
+func Needs(selected func(id string) bool) plan.Set {
+	s := plan.NewSet()
+	for _, c := range checks.All() {
+		if selected == nil || selected(c.ID) {
+			for _, p := range c.Needs {
+				s[p] = true
+			}
 		}
 	}
-	return j
+	return s
 }
 
-// plan lists every spec of a run, in report order: per version, the
+// specsOf lists every spec of a run, in report order: per version, the
 // procedural checks, then the vector tests.
-func plan(r *evidence.Run, files []*vectors.File) []spec {
+func specsOf(r *evidence.Run, files []*vectors.File) []spec {
 	var specs []spec
-	for _, v := range judgedVersions(r) {
-		j := judgeContext(r, v)
+	for _, v := range checks.JudgedVersions(r) {
+		j := checks.NewJ(r, v)
 		for _, c := range checks.All() {
 			specs = append(specs, spec{area: c.Area, id: c.ID, version: v,
 				base:  func() reports.Result { return checks.BaseResult(c.ID, c.Requirement, c.Area, v, c.Flags) },
@@ -106,7 +93,7 @@ func plan(r *evidence.Run, files []*vectors.File) []spec {
 // checks than were planned.
 func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Result {
 	var out []reports.Result
-	for _, s := range plan(r, files) {
+	for _, s := range specsOf(r, files) {
 		// Named as a judged result would be (requirement, level, spec
 		// section), so a cut report still says which rules went unjudged.
 		res := s.base()
@@ -119,7 +106,7 @@ func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Resul
 // Judge judges every check of a run without Ginkgo (for tests and tools).
 func Judge(r *evidence.Run, files []*vectors.File) []reports.Result {
 	var out []reports.Result
-	for _, s := range plan(r, files) {
+	for _, s := range specsOf(r, files) {
 		out = append(out, s.judge())
 	}
 	return out
@@ -130,7 +117,7 @@ func Judge(r *evidence.Run, files []*vectors.File) []reports.Result {
 // error fails the spec, a skip skips it with its reason. Call it before
 // ginkgo.RunSpecs, once per process.
 func Define(r *evidence.Run, files []*vectors.File, results []reports.Result, onResult func(reports.Result)) {
-	specs := plan(r, files)
+	specs := specsOf(r, files)
 	byArea := map[string][]spec{}
 	var areas []string
 	for i := range specs {

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transport"
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 )
 
 // The reference server the tests judge is `mcpconform mock`, built once
@@ -116,7 +118,7 @@ func mockCommand(args ...string) ([]string, []string) {
 func mockConfig(args ...string) execute.Config {
 	argv, env := mockCommand(args...)
 	return execute.Config{Command: argv, Env: transport.Environment(env, false), Timeout: 3 * time.Second, Grace: 2 * time.Second,
-		CallTools: checks.ToolPolicy{Mode: checks.CallAll}}
+		CallTools: plan.ToolPolicy{Mode: plan.CallAll}}
 }
 
 // faultConfig is mockConfig for a server with the given faults.

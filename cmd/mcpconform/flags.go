@@ -4,8 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpconform/mcpconform/suite/checks"
-	"github.com/mcpconform/mcpconform/wire"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/plan"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // listFlag collects a repeatable flag into *values; values may also be
@@ -137,7 +137,7 @@ type options struct {
 	only, skip     []string
 	// callTools is --call-tools; toolPolicy, the policy it names.
 	callTools  string
-	toolPolicy checks.ToolPolicy
+	toolPolicy plan.ToolPolicy
 	// callToolsSet is set when --call-tools was given.
 	callToolsSet bool
 	// onlySel and skipSel are only and skip parsed.
@@ -186,7 +186,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.BoolVar(&o.strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
 	fs.Var(listFlag{&o.skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
-	fs.StringVar(&o.callTools, "call-tools", checks.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list); without a server command, the built-in reference server's own tools are all called")
+	fs.StringVar(&o.callTools, "call-tools", plan.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list); without a server command, the built-in reference server's own tools are all called")
 	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every check of the versions judged (passes and skips too), and show the matcher and transcript of each problem")
@@ -245,7 +245,7 @@ func (o *options) validate() error {
 		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(wire.AllVersions, ", "), wire.Newest)
 	}
 	o.specVersion = v
-	p, err := checks.ParseToolPolicy(o.callTools)
+	p, err := plan.ParseToolPolicy(o.callTools)
 	if err != nil {
 		return err
 	}

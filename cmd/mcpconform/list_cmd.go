@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -70,7 +71,7 @@ func outcomeRequirements(t *vectors.Test) []string {
 	for _, o := range t.Expect {
 		add(o.Requirement)
 	}
-	if checks.Provoking(t) {
+	if plan.Provoking(t) {
 		add("JSONRPC-05")
 		add("JSONRPC-16")
 	}
@@ -287,7 +288,7 @@ func listChecks(files []*vectors.File) []checkEntry {
 	var out []checkEntry
 	for _, c := range checks.All() {
 		level, levels, url := newestLevel(c.Requirement)
-		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Needs})
+		out = append(out, checkEntry{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Trigger})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {

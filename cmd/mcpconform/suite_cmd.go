@@ -20,6 +20,7 @@ import (
 	"github.com/mcpconform/mcpconform/suite"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	executor "github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
@@ -58,7 +59,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		// The built-in reference server's tools are the suite's own and
 		// change nothing: calling them all keeps the tool checks proven.
 		// The report's tools line says so (--call-tools all).
-		o.callTools, o.toolPolicy = checks.CallAll, checks.ToolPolicy{Mode: checks.CallAll}
+		o.callTools, o.toolPolicy = plan.CallAll, plan.ToolPolicy{Mode: plan.CallAll}
 	}
 	if len(command) == 0 {
 		self, err := os.Executable()
@@ -108,6 +109,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	ctx, cancel := context.WithTimeout(stop.ctx, o.runTimeout)
 	defer cancel()
 
+	want := wanted(o, files)
 	cfg := executor.Config{
 		Command:        command,
 		Dir:            o.dir,
@@ -119,7 +121,8 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		SpecVersion:    o.specVersion,
 		Vectors:        files,
 		Parallel:       o.parallel,
-		Want:           wanted(o, files),
+		Tests:          want,
+		Needs:          suite.Needs(want),
 		Tool:           version,
 		CallTools:      o.toolPolicy,
 	}
@@ -294,7 +297,7 @@ func unlistedText(run *evidence.Run) string {
 		lists = "lists no tools"
 	}
 	return reports.Escape(fmt.Sprintf("--call-tools %s: the server lists no tool named %s (in its %s session it %s). The run stopped after discovery; name tools it lists, or write --call-tools none, readonly or all",
-		checks.RecordedToolPolicy(run.CallTools), strings.Join(quoted, " or "), u.Version, lists))
+		plan.RecordedToolPolicy(run.CallTools), strings.Join(quoted, " or "), u.Version, lists))
 }
 
 // judgeBudget bounds judging: evidence a hostile server shaped to be slow
@@ -368,7 +371,7 @@ func judgeWithin(run *evidence.Run, files []*vectors.File, term *os.File, stop *
 func target(run *evidence.Run) reports.Target {
 	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes), ToolCalls: checks.ToolCallsOf(run)}
 	if len(t.ToolCalls) > 0 {
-		t.CallTools = checks.RecordedToolPolicy(run.CallTools).String()
+		t.CallTools = plan.RecordedToolPolicy(run.CallTools).String()
 	}
 	if len(run.Versions) > 0 {
 		if s := run.Session(run.Versions[0]); s != nil {

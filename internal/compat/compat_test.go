@@ -19,8 +19,8 @@ import (
 	"github.com/mcpconform/mcpconform/internal/testservers"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite"
-	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -251,7 +251,7 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 		// Our own test servers are trusted: their tools annotated
 		// readOnlyHint: true are called, so that the tool checks judge
 		// real SDKs' results.
-		CallTools: checks.ToolPolicy{Mode: checks.CallReadOnly},
+		CallTools: plan.ToolPolicy{Mode: plan.CallReadOnly},
 	}
 	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ package catalog
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -120,6 +121,19 @@ func Get(id string) (*Requirement, bool) {
 func (r *Requirement) In(v string) (Statement, bool) {
 	s, ok := r.Versions[v]
 	return s, ok
+}
+
+// NotIn returns why requirement id is not a rule of version v, or "" when
+// it is one.
+func NotIn(id, v string) string {
+	r, ok := Get(id)
+	if !ok {
+		return "the catalogue has no requirement " + id
+	}
+	if _, ok := r.In(v); !ok {
+		return fmt.Sprintf("%s is not a rule of %s (it is one of %s)", id, v, strings.Join(r.VersionList(), ", "))
+	}
+	return ""
 }
 
 // VersionList returns the versions that have the rule, oldest first.

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"encoding/json"
+
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
@@ -101,4 +103,19 @@ func garbled(p *evidence.Process, x *evidence.Exchange) string {
 		}
 	}
 	return ""
+}
+
+// modernResults yields the results of requests sent in the 2026-07-28
+// envelope, in well-formed traffic.
+func modernResults(j *J, yield func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage)) {
+	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
+		res := x.Result()
+		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
+			return
+		}
+		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
+			return
+		}
+		yield(p, x, res)
+	})
 }

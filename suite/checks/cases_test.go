@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -126,7 +127,7 @@ func loadCase(t *testing.T, path string) *testCase {
 func (c *testCase) judge(t *testing.T, id, v string) reports.Result {
 	for _, ch := range checks.All() {
 		if ch.ID == id {
-			return ch.Result(judgeContext(c.run, v))
+			return ch.Result(checks.NewJ(c.run, v))
 		}
 	}
 	for _, f := range embedded(t) {
@@ -138,18 +139,6 @@ func (c *testCase) judge(t *testing.T, id, v string) reports.Result {
 	}
 	t.Fatalf("%s: no check or vector test %q", c.path, id)
 	return reports.Result{}
-}
-
-// judgeContext mirrors suite's: the session of v, and every process of v
-// (processes of versions not judged go with the first version).
-func judgeContext(r *evidence.Run, v string) *checks.J {
-	j := &checks.J{Run: r, Version: v, Session: r.Session(v)}
-	for _, p := range r.Processes {
-		if p.Version == v || !slices.Contains(r.Versions, p.Version) && len(r.Versions) > 0 && v == r.Versions[0] {
-			j.Processes = append(j.Processes, p)
-		}
-	}
-	return j
 }
 
 var embeddedFiles []*vectors.File
@@ -281,13 +270,38 @@ func TestCasesLiveWithTheirFamily(t *testing.T) {
 }
 
 // TestLayout: a check is defined in the file of its requirement family,
-// so that a requirement id leads to its file.
+// so that a requirement id leads to its file, and every other file of
+// the package says what it holds.
 func TestLayout(t *testing.T) {
 	for _, ch := range checks.All() {
 		want := checks.FileFamily(ch.Requirement)
 		file := strings.TrimSuffix(ch.File(), ".go")
 		if file != want && !strings.HasPrefix(file, want+"_") {
 			t.Errorf("%s judges %s and is defined in %s.go; it belongs in %s.go", ch.ID, ch.Requirement, file, want)
+		}
+	}
+	// Every other file is shared: the package's own (a check and its
+	// result, the tally, the walks over all traffic, the judge of vector
+	// tests), or verify_<what>.go, the verifiers several families share,
+	// named for what they verify. A helper of one family stays in its
+	// family's file.
+	families := map[string]bool{}
+	for _, r := range catalog.All() {
+		families[checks.FileFamily(r.ID)] = true
+	}
+	own := []string{"check", "tally", "ambient", "vector"}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(f, ".go")
+		family, _, _ := strings.Cut(name, "_")
+		switch {
+		case strings.HasSuffix(name, "_test"), slices.Contains(own, name), families[name],
+			strings.HasPrefix(name, "verify_"), families[family] && name != family:
+		default:
+			t.Errorf("%s is named for no requirement family, and is no verify_*.go file of shared verifiers", f)
 		}
 	}
 	// Vector files sit in a directory named after the family of every

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -41,10 +42,15 @@ type Check struct {
 	// under besides its own (Finding.Requirement), for listings and
 	// selection.
 	Also []string
-	// Needs says what the server must do on its own initiative for the
+	// Needs lists the probes whose traffic the check judges, or that
+	// provoke what it judges: the executor sends a probe only when a
+	// selected check needs it. A check that needs none judges discovery,
+	// the shared traffic and the vector tests' traffic only.
+	Needs []plan.Probe
+	// Trigger says what the server must do on its own initiative for the
 	// check to judge anything, when no traffic of the suite can make an
 	// arbitrary server do it (mcpconform list shows it).
-	Needs string
+	Trigger string
 	// Opening marks a check of the request that opens a session: it is
 	// judged even when the server does not serve the version asked for.
 	Opening bool
@@ -60,6 +66,33 @@ type J struct {
 	Version   string
 	Session   *evidence.Session
 	Processes []*evidence.Process
+}
+
+// JudgedVersions returns the versions results are reported under: the
+// ones the run judged, or, when it established no session, the version it
+// offered, so that what the processes wrote is still judged.
+func JudgedVersions(r *evidence.Run) []string {
+	if len(r.Versions) > 0 {
+		return r.Versions
+	}
+	if wire.KnownVersion(r.SpecVersion) {
+		return []string{r.SpecVersion}
+	}
+	return []string{wire.Newest}
+}
+
+// NewJ returns what checks see under version v of a run: its session and
+// every process judged under it (a process of a version not judged is
+// judged under the first one, so no evidence goes unread).
+func NewJ(r *evidence.Run, v string) *J {
+	versions := JudgedVersions(r)
+	j := &J{Run: r, Version: v, Session: r.Session(v)}
+	for _, p := range r.AllProcesses() {
+		if p.Version == v || (!slices.Contains(versions, p.Version) && v == versions[0]) {
+			j.Processes = append(j.Processes, p)
+		}
+	}
+	return j
 }
 
 // Caps returns the capabilities the session declared.
@@ -154,12 +187,8 @@ func (c *Check) File() string {
 
 // Applies returns why the check does not judge version v, or "".
 func (c *Check) Applies(v string) string {
-	req, ok := catalog.Get(c.Requirement)
-	if !ok {
-		return "the catalogue has no requirement " + c.Requirement
-	}
-	if _, ok := req.In(v); !ok {
-		return fmt.Sprintf("%s is not a rule of %s (it is one of %s)", c.Requirement, v, strings.Join(req.VersionList(), ", "))
+	if why := catalog.NotIn(c.Requirement, v); why != "" {
+		return why
 	}
 	if len(c.Versions) > 0 && !slices.Contains(c.Versions, v) {
 		return fmt.Sprintf("judged in %s only, not in %s", strings.Join(c.Versions, ", "), v)

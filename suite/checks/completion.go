@@ -5,18 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
-)
-
-// Probes of completion/complete: one per prompt argument and template
-// variable when the server offers completion, one when it declares no
-// completions, and (from 2025-06-18) one for the last argument of a
-// prompt and of a template of two or more, the others given as
-// context.arguments.
-const (
-	ProbeComplete           = "complete"
-	ProbeCompleteUndeclared = "complete-undeclared"
-	ProbeCompleteContext    = "complete-context"
 )
 
 // maxCompletionValues is the most values one CompleteResult may hold.
@@ -29,16 +19,19 @@ func completionChecks() []*Check {
 		{
 			ID: "completion-result-shape", Requirement: "COMP-03", Area: "completion",
 			Description: "every completion/complete result has completion.values, an array of at most 100 strings; total, when present, is a number and hasMore a boolean",
+			Needs:       []plan.Probe{plan.ProbeComplete},
 			Judge:       checkCompletionShape,
 		},
 		{
 			ID: "completion-total", Requirement: "COMP-04", Area: "completion",
 			Description: "total, when present, is at least the number of values returned",
+			Needs:       []plan.Probe{plan.ProbeComplete},
 			Judge:       checkCompletionTotal,
 		},
 		{
 			ID: "completion-undeclared", Requirement: "COMP-02", Area: "completion",
 			Description: "completion/complete to a server that declares no completions gets the error -32601",
+			Needs:       []plan.Probe{plan.ProbeCompleteUndeclared},
 			Judge: func(j *J) Finding {
 				if j.Session == nil {
 					return skipped("no session was opened under " + j.Version)
@@ -53,7 +46,7 @@ func completionChecks() []*Check {
 				// not graded twice at two levels.
 				var refusals []*evidence.Exchange
 				served := false
-				for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeCompleteUndeclared)) {
+				for _, x := range j.Session.Tagged(plan.ProbeCompleteUndeclared.Tag()) {
 					if x.OK() && x.Response.Has("result") {
 						served = true
 						continue
@@ -70,6 +63,7 @@ func completionChecks() []*Check {
 		{
 			ID: "completion-context", Requirement: "COMP-07", Area: "completion",
 			Description: "completion/complete of the last argument of a prompt or template of two or more, with the others resolved in context.arguments, gets a result (its shape is judged by completion-result-shape; a refusal is recorded: no sentence says what a server does with context)",
+			Needs:       []plan.Probe{plan.ProbeComplete, plan.ProbeCompleteContext},
 			Judge:       checkCompletionContext,
 		},
 	}
@@ -157,7 +151,7 @@ func checkCompletionContext(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag(ProbeCompleteContext))
+	xs := j.Session.Tagged(plan.ProbeCompleteContext.Tag())
 	if len(xs) == 0 {
 		if !j.Caps().Has("completions") {
 			return skipped("the server declares no completions")

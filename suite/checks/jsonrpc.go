@@ -8,9 +8,21 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
+
+// serverMessages are the probes that give a server occasion to send
+// notifications and requests of its own: requests for the client
+// capabilities the probe process declares, progress and list changes of
+// tool calls, resource updates, stream notifications and log messages.
+// A check of every message a server sends needs them, or it judges
+// nothing on a server that sends none during discovery.
+var serverMessages = []plan.Probe{
+	plan.ProbeServerRequests, plan.ProbeToolCall, plan.ProbeSubscribe, plan.ProbeListen,
+	plan.ProbeListenHeld, plan.ProbeSetLevel, plan.ProbeLogLevelMeta,
+}
 
 // jsonrpcChecks judge the JSON-RPC envelope of every message the server
 // wrote in well-formed traffic (JSONRPC-*).
@@ -26,6 +38,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-ids", Requirement: "JSONRPC-02", Area: "jsonrpc",
 			Description: "requests the server sends have string or integer ids",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "every server request id is a string or an integer", "the server sent no requests", isServerRequest, serverRequestIDRule)
 			},
@@ -33,6 +46,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-id-not-null", Requirement: "JSONRPC-03", Area: "jsonrpc",
 			Description: "requests the server sends never have a null id",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no server request has a null id", "the server sent no requests", isServerRequest, func(m *wire.Message) string {
 					// A notification method with a null id is judged as a
@@ -47,6 +61,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-server-request-ids-unique", Requirement: "JSONRPC-04", Area: "jsonrpc",
 			Description: "the server never reuses the id of one of its own requests within a session",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkServerIDsUnique,
 		},
 		{
@@ -88,6 +103,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-notification-no-id", Requirement: "JSONRPC-09", Area: "jsonrpc",
 			Description: "server notifications carry no id member",
+			Needs:       serverMessages,
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "no notification has an id member", "the server sent no notifications", isNotification, func(m *wire.Message) string {
 					if m.Has("id") {
@@ -105,6 +121,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "batch-accepted", Requirement: "JSONRPC-11", Area: "jsonrpc",
 			Description: "in a 2025-03-26 session, a batch line of two requests and a notification gets one array with the two responses",
+			Needs:       []plan.Probe{plan.ProbeBatch},
 			Flags:       []string{"sdk-divergence"},
 			Judge:       checkBatch,
 		},
@@ -116,6 +133,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "no-server-requests", Requirement: "JSONRPC-14", Area: "jsonrpc",
 			Description: "the server sends no JSON-RPC requests in the 2026-07-28 era",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       func(j *J) Finding { return scanModernRequests(j) },
 		},
 		{
@@ -126,6 +144,7 @@ func jsonrpcChecks() []*Check {
 		{
 			ID: "jsonrpc-params-object", Requirement: "JSONRPC-17", Area: "jsonrpc",
 			Description: "params in messages the server sends are objects",
+			Needs:       serverMessages,
 			Judge: func(j *J) Finding {
 				return messageFinding(j, "every params is an object", "the server sent no requests or notifications", hasMethod, func(m *wire.Message) string {
 					if m.Has("params") && wire.Type(m.Params) != "object" {
@@ -385,7 +404,7 @@ func checkBatch(j *J) Finding {
 	}
 	var xs []*evidence.Exchange
 	for _, p := range j.Session.All() {
-		xs = append(xs, p.Tagged(evidence.ProbeTag("batch"))...)
+		xs = append(xs, p.Tagged(plan.ProbeBatch.Tag())...)
 	}
 	if len(xs) == 0 {
 		return skipped("the batch probe did not run")
@@ -463,14 +482,7 @@ func checkResultType(j *J) Finding {
 		extensions = append(extensions, name)
 	}
 	slices.Sort(extensions)
-	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
-		res := x.Result()
-		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
-			return
-		}
-		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
-			return
-		}
+	modernResults(j, func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage) {
 		t.judged()
 		rt, ok := wire.String(res["resultType"])
 		switch {
@@ -544,20 +556,6 @@ func checkAllAnswered(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d requests, each answered", t.n), "no request was sent")
-}
-
-// dropped returns the evidence that the server dropped the request of x
-// when every-request-answered is the check to judge it ("" otherwise), and
-// whether the evidence is that the server died: a server that died under
-// a provocation is judged by the probe that provoked it. Every other check
-// that finds x unanswered leaves it to every-request-answered then, so
-// that one dropped request is one finding.
-func dropped(r *evidence.Run, x *evidence.Exchange) (string, bool) {
-	d := x.Dropped(r.Timeout)
-	if d == nil || d.Died && x.Process.InProvocation(x.SentSeq) {
-		return "", false
-	}
-	return d.Why, d.Died
 }
 
 // silenceSentence says plainly that the server did not answer x within

@@ -3,11 +3,11 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -35,17 +35,20 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "initialize-counter-offer", Requirement: "LIFE-05", Area: "lifecycle",
 			Description: "offered an unknown version, the server answers with a version it supports (preferably its newest)",
+			Needs:       []plan.Probe{plan.ProbeCounterOffer},
 			Flags:       []string{"disputed"},
 			Judge:       checkCounterOffer,
 		},
 		{
 			ID: "no-requests-before-initialized", Requirement: "LIFE-09", Area: "lifecycle",
 			Description: "until notifications/initialized arrives, the server sends no requests other than ping",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkNoEarlyRequests,
 		},
 		{
 			ID: "no-unnegotiated-server-requests", Requirement: "LIFE-10", Area: "lifecycle",
 			Description: "the server sends sampling, roots and elicitation requests only to a client that declared those capabilities, and log notifications only when it declared logging",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       checkNegotiatedRequests,
 		},
 		{
@@ -73,6 +76,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "no-undeclared-client-capabilities", Requirement: "LIFE-25", Area: "lifecycle",
 			Description: "with clientCapabilities {} the server never asks for sampling, elicitation or roots",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRequests,
 		},
 		{
@@ -88,6 +92,7 @@ func lifecycleChecks() []*Check {
 		{
 			ID: "no-log-without-level", Requirement: "LIFE-30", Area: "lifecycle",
 			Description: "no notifications/message for 2026-07-28 requests that set no log level, and none on a listen stream",
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Judge:       checkNoLogWithoutLevel,
 		},
 	}
@@ -425,19 +430,6 @@ func clientCapabilityOf(method string) string {
 	return ""
 }
 
-// ServerRequestChecks are the checks that judge the requests a server
-// makes of the client: the executor keeps the probe process open for
-// them a while after its initialize only when one of them is selected.
-var ServerRequestChecks = []string{
-	"no-requests-before-initialized", "no-unnegotiated-server-requests",
-	"jsonrpc-server-request-ids-unique", "no-server-requests", "stdio-no-server-requests",
-}
-
-// CounterOfferChecks are the checks that judge an initialize offering a
-// version the server cannot know: the executor opens the process that
-// offers one not shaped like a date only when one of them is selected.
-var CounterOfferChecks = []string{"initialize-counter-offer"}
-
 func checkNoEarlyRequests(j *J) Finding {
 	t := &tally{}
 	for _, p := range j.Processes {
@@ -559,12 +551,6 @@ var serverCapabilities = map[string]serverCapability{
 	"extensions":   {since: wire.V20260728},
 }
 
-// sortedKeys returns an object's member names in order, so that what a
-// check reports does not depend on map order.
-func sortedKeys(m map[string]json.RawMessage) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
 func checkCapsShape(j *J) Finding {
 	if j.Session == nil {
 		return skipped("no session was opened under " + j.Version)
@@ -617,15 +603,6 @@ func eraProbes(r *evidence.Run) []*evidence.Exchange {
 		out = append(out, p.Tagged(evidence.TagEraProbe)...)
 	}
 	return out
-}
-
-// timedOut says that x went unanswered within the harness's deadline: a
-// window of the harness, which proves no rule broken.
-func timedOut(x *evidence.Exchange) (string, bool) {
-	if nr := x.NoResponse; nr != nil && nr.Reason == transcript.ReasonTimeout && !x.Late {
-		return fmt.Sprintf("not judged: the server did not answer %s within %s, a deadline of the harness", x.Method, nr.Deadline), true
-	}
-	return "", false
 }
 
 func checkDiscoverCompletes(j *J) Finding {
@@ -707,40 +684,6 @@ func checkDiscoverShape(j *J) Finding {
 	}
 	cacheHints(t, w, "server/discover", m)
 	return t.finding("a well-formed DiscoverResult", "")
-}
-
-// cacheHints judges resultType, ttlMs and cacheScope of a complete result.
-func cacheHints(t *tally, w *Where, what string, res map[string]json.RawMessage) {
-	rt, _ := wire.String(res["resultType"])
-	if rt == "input_required" {
-		return
-	}
-	if rt != "complete" {
-		t.violate(w, "%s: resultType is %s, want \"complete\"", what, describeType(res["resultType"]))
-	}
-	// Any integer of at least 0, however large (1e20 is one): compared by
-	// sign, not as an int64.
-	if n, ok := wire.Number(res["ttlMs"]); wire.Type(res["ttlMs"]) != "integer" || !ok || n < 0 {
-		t.violate(w, "%s: ttlMs is %s, want an integer of at least 0", what, describeType(res["ttlMs"]))
-	}
-	if cs, _ := wire.String(res["cacheScope"]); cs != "public" && cs != "private" {
-		t.violate(w, "%s: cacheScope is %s, want \"public\" or \"private\"", what, describeType(res["cacheScope"]))
-	}
-}
-
-// modernResults yields the results of requests sent in the 2026-07-28
-// envelope, in well-formed traffic.
-func modernResults(j *J, yield func(p *evidence.Process, x *evidence.Exchange, res map[string]json.RawMessage)) {
-	eachExchange(j, func(p *evidence.Process, x *evidence.Exchange) {
-		res := x.Result()
-		if res == nil || x.Request == nil || p.Provoked(x.RecvSeq) {
-			return
-		}
-		if v, _ := wire.EnvelopeVersion(x.Request); v != wire.Modern {
-			return
-		}
-		yield(p, x, res)
-	})
 }
 
 func checkServerInfoMeta(j *J) Finding {

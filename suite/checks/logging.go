@@ -5,26 +5,9 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
-)
-
-// Probes of a handshake-era session that declares logging, sent last in
-// its shared process: logging/setLevel to LevelSet, then to LevelUnknown.
-const (
-	ProbeSetLevel        = "set-level"
-	ProbeSetLevelUnknown = "set-level-unknown"
-	// LevelSet is the level the probe sets: the most severe, so that any
-	// message less severe breaks it.
-	LevelSet = "emergency"
-	// LevelUnknown is a level no version defines.
-	LevelUnknown = "mcpconform-verbose"
-	// ProbeLogLevelMeta is a 2026-07-28 session's requests whose _meta
-	// asks for logs at LevelMeta (io.modelcontextprotocol/logLevel): a
-	// recognised level in the middle of the scale, so that a less severe
-	// message shows.
-	ProbeLogLevelMeta = "log-level-meta"
-	LevelMeta         = "error"
 )
 
 // LogLevels are the syslog severities of LoggingLevel, least severe first.
@@ -36,16 +19,19 @@ func loggingChecks() []*Check {
 		{
 			ID: "no-log-without-capability", Requirement: "LOG-01", Area: "logging",
 			Description: "the server sends notifications/message only when it declared the logging capability",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeLogLevelMeta},
 			Judge:       checkLogCapability,
 		},
 		{
 			ID: "log-message-shape", Requirement: "LOG-03", Area: "logging",
 			Description: "every notifications/message has a level of the eight syslog severities and a data member; logger, when present, is a string",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeLogLevelMeta},
 			Judge:       checkLogMessageShape,
 		},
 		{
 			ID: "log-set-level", Requirement: "LOG-04", Area: "logging",
 			Description: "logging/setLevel with a valid level gets an empty result, or a refusal (recorded: clients MAY send it, and no sentence makes servers implement it)",
+			Needs:       []plan.Probe{plan.ProbeSetLevel},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkSetLevel,
@@ -53,6 +39,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-respected", Requirement: "LOG-05", Area: "logging",
 			Description: `after logging/setLevel to "emergency" is answered, no notifications/message is less severe`,
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeSetLevelUnknown},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge:       checkLevelRespected,
@@ -60,6 +47,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-meta-served", Requirement: "LOG-07", Area: "logging",
 			Description: `a 2026-07-28 request whose _meta asks for logs at "error", a recognised level, is served, not refused`,
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Requires:    []string{"logging"},
 			Versions:    modernOnly,
 			Judge:       checkLogLevelMetaServed,
@@ -67,6 +55,7 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-level-meta-respected", Requirement: "LOG-05", Area: "logging",
 			Description: `while a 2026-07-28 request whose _meta asks for logs at "error" is open, no notifications/message is less severe`,
+			Needs:       []plan.Probe{plan.ProbeLogLevelMeta},
 			Requires:    []string{"logging"},
 			Versions:    modernOnly,
 			Judge:       checkLogLevelMetaRespected,
@@ -74,14 +63,15 @@ func loggingChecks() []*Check {
 		{
 			ID: "log-unknown-level", Requirement: "LOG-07", Area: "logging",
 			Description: "logging/setLevel with a level no version defines gets the error -32602",
+			Needs:       []plan.Probe{plan.ProbeSetLevel, plan.ProbeSetLevelUnknown},
 			Requires:    []string{"logging"},
 			Versions:    legacyOnly,
 			Judge: func(j *J) Finding {
 				if why := setLevelRefused(j); why != "" {
 					return skipped(why)
 				}
-				return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)), wire.CodeInvalidParams,
-					named("logging/setLevel to "+LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
+				return errorProbe(j.Run, j.Version, j.Session.Tagged(plan.ProbeSetLevelUnknown.Tag()), wire.CodeInvalidParams,
+					named("logging/setLevel to "+plan.LevelUnknown), "an unknown level gets -32602", "logging/setLevel was not sent")
 			},
 		},
 	}
@@ -146,26 +136,26 @@ func checkLogMessageShape(j *J) Finding {
 // the schema (EmptyResult).
 func checkSetLevel(j *J) Finding {
 	t := &tally{}
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
-		w, ok := answered(t, j.Run, x, "logging/setLevel to "+LevelSet)
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
+		w, ok := answered(t, j.Run, x, "logging/setLevel to "+plan.LevelSet)
 		switch {
 		case !ok:
 		case !x.Response.Has("result"):
-			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", LevelSet, clipJSON(x.Response.Error, 160))
+			t.record(w, "logging/setLevel to %s was refused with the error %s: the server declares logging but does not implement logging/setLevel, which clients MAY send and no sentence requires servers to implement", plan.LevelSet, clipJSON(x.Response.Error, 160))
 		case wire.Object(x.Response.Result) == nil:
 			t.violate(w, "logging/setLevel: the result is %s, want an (empty) object", describeType(x.Response.Result))
 		}
 	}
-	return t.finding("logging/setLevel to "+LevelSet+" gets a result", "logging/setLevel was not sent")
+	return t.finding("logging/setLevel to "+plan.LevelSet+" gets a result", "logging/setLevel was not sent")
 }
 
 // setLevelRefused says why the checks that need logging/setLevel to work
 // judge nothing when the server refused it for a valid level (it does not
 // implement it, which it need not), else "".
 func setLevelRefused(j *J) string {
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
 		if x.OK() && x.Response.Has("error") {
-			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", LevelSet, clipJSON(x.Response.Error, 120))
+			return fmt.Sprintf("not judged: the server does not implement logging/setLevel (it refused the valid level %s with %s), which it need not", plan.LevelSet, clipJSON(x.Response.Error, 120))
 		}
 	}
 	return ""
@@ -174,7 +164,7 @@ func setLevelRefused(j *J) string {
 func checkLevelRespected(j *J) Finding {
 	t := &tally{}
 	var set *evidence.Exchange
-	for _, x := range j.Session.Tagged(evidence.ProbeTag(ProbeSetLevel)) {
+	for _, x := range j.Session.Tagged(plan.ProbeSetLevel.Tag()) {
 		if x.Response != nil && x.Response.Has("result") {
 			set = x
 		}
@@ -188,12 +178,12 @@ func checkLevelRespected(j *J) Finding {
 	p := set.Process
 	// The window: from the answer to the next setLevel (or the end).
 	end := -1
-	for _, x := range p.Tagged(evidence.ProbeTag(ProbeSetLevelUnknown)) {
+	for _, x := range p.Tagged(plan.ProbeSetLevelUnknown.Tag()) {
 		if x.SentSeq >= 0 {
 			end = x.SentSeq
 		}
 	}
-	floor := slices.Index(LogLevels, LevelSet)
+	floor := slices.Index(LogLevels, plan.LevelSet)
 	messages(p, func(e transcript.Entry, m *wire.Message) {
 		if e.Seq <= set.RecvSeq || end >= 0 && e.Seq > end || m.Method != "notifications/message" || p.Provoked(e.Seq) {
 			return
@@ -201,17 +191,17 @@ func checkLevelRespected(j *J) Finding {
 		t.judged()
 		level, _ := wire.String(wire.Object(m.Params)["level"])
 		if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
-			t.violate(At(p, e.Seq), "a %s message after the level was set to %s", level, LevelSet)
+			t.violate(At(p, e.Seq), "a %s message after the level was set to %s", level, plan.LevelSet)
 		}
 	})
-	return t.finding(fmt.Sprintf("%d log notification(s) after the level was set, none below %s", t.n, LevelSet),
+	return t.finding(fmt.Sprintf("%d log notification(s) after the level was set, none below %s", t.n, plan.LevelSet),
 		"no notifications/message came after logging/setLevel was answered (nothing to judge)")
 }
 
 // logLevelRequests returns the requests of the log-level probe, each as
 // it came to after the suite's retries, and every attempt.
 func logLevelRequests(j *J) (final, all []*evidence.Exchange) {
-	all = j.Session.Tagged(evidence.ProbeTag(ProbeLogLevelMeta))
+	all = j.Session.Tagged(plan.ProbeLogLevelMeta.Tag())
 	for _, c := range evidence.RetryChains(j.Version, all) {
 		final = append(final, c[len(c)-1])
 	}
@@ -226,12 +216,12 @@ func checkLogLevelMetaServed(j *J) Finding {
 	t := &tally{}
 	final, _ := logLevelRequests(j)
 	for _, x := range final {
-		what := fmt.Sprintf("%s asking for logs at %s", x.Method, LevelMeta)
+		what := fmt.Sprintf("%s asking for logs at %s", x.Method, plan.LevelMeta)
 		if w, ok := answered(t, j.Run, x, what); ok && x.Response.Has("error") {
-			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), LevelMeta)
+			t.dispute(w, "%s was refused: %s; the logging page reserves a refusal for a level that is not recognised, and %q is one of the eight", what, clipJSON(x.Response.Error, 160), plan.LevelMeta)
 		}
 	}
-	return t.finding(fmt.Sprintf("%d request(s) asking for logs at %s were served", t.n, LevelMeta), "no request asked for logs")
+	return t.finding(fmt.Sprintf("%d request(s) asking for logs at %s were served", t.n, plan.LevelMeta), "no request asked for logs")
 }
 
 // checkLogLevelMetaRespected judges the log messages a process wrote
@@ -243,7 +233,7 @@ func checkLogLevelMetaServed(j *J) Finding {
 func checkLogLevelMetaRespected(j *J) Finding {
 	t := &tally{}
 	_, all := logLevelRequests(j)
-	floor := slices.Index(LogLevels, LevelMeta)
+	floor := slices.Index(LogLevels, plan.LevelMeta)
 	for _, x := range all {
 		if x.SentSeq < 0 {
 			continue
@@ -256,77 +246,10 @@ func checkLogLevelMetaRespected(j *J) Finding {
 			t.judged()
 			level, _ := wire.String(wire.Object(m.Params)["level"])
 			if i := slices.Index(LogLevels, level); i >= 0 && i < floor {
-				t.violate(At(p, e.Seq), "a %s message while %s, which asked for logs at %s, was open", level, x.Method, LevelMeta)
+				t.violate(At(p, e.Seq), "a %s message while %s, which asked for logs at %s, was open", level, x.Method, plan.LevelMeta)
 			}
 		})
 	}
-	return t.finding(fmt.Sprintf("%d log notification(s) for requests asking for %s, none less severe", t.n, LevelMeta),
+	return t.finding(fmt.Sprintf("%d log notification(s) for requests asking for %s, none less severe", t.n, plan.LevelMeta),
 		"the server logged nothing for the requests that asked for logs (nothing to judge)")
-}
-
-// answered counts a probe as judged and reports whether it was answered.
-// A probe never written or stopped by the harness is not judged, nor one
-// the server dropped (every-request-answered judges that); silence within
-// the harness's deadline with no evidence of a drop is recorded as not
-// judged.
-func answered(t *tally, r *evidence.Run, x *evidence.Exchange, what string) (*Where, bool) {
-	if x.Stopped() || x.NotSent() {
-		return nil, false
-	}
-	w := At(x.Process, max(x.RecvSeq, x.SentSeq))
-	if x.Response == nil {
-		if why, _ := dropped(r, x); why != "" {
-			t.unexercise("%s was dropped: %s (every-request-answered judges it)", what, why)
-			return w, false
-		}
-		if x.NoResponse != nil && x.NoResponse.Reason != transcript.ReasonTimeout {
-			// The request could not even be written: this probe's own
-			// rule was not exercised.
-			t.unexercise("%s: %s (every-request-answered judges requests left unanswered)", what, gotOf(x))
-			return w, false
-		}
-	}
-	t.judged()
-	if x.Response != nil {
-		return w, true
-	}
-	if why, ok := timedOut(x); ok {
-		t.undecide(w, "%s: %s", what, why)
-	} else if x.NoResponse == nil {
-		// Neither an answer nor its absence is in the transcript: the
-		// process went past the budget of what is kept.
-		t.undecide(w, "%s: no answer in the part of the transcript kept", what)
-	}
-	return w, false
-}
-
-// errorProbe judges probes that must get the error code want: a result or
-// another code breaks the rule. what names the probe in messages. A probe
-// retried with the requestState of its input_required answer is judged by
-// what it came to; one still asking for input is not judged.
-func errorProbe(r *evidence.Run, v string, xs []*evidence.Exchange, want int64, what func(x *evidence.Exchange) string, okMsg, nothing string) Finding {
-	t := &tally{}
-	for _, c := range evidence.RetryChains(v, xs) {
-		x := c[len(c)-1]
-		if x.Result() != nil && evidence.Complete(v, x) == nil {
-			t.unexercise("%s", notComplete(v, x, len(c)-1))
-			continue
-		}
-		w, ok := answered(t, r, x, what(x))
-		switch {
-		case !ok:
-		case x.Response.Has("result"):
-			t.violate(w, "%s got the result %s; it should be the error %d", what(x), clipJSON(x.Response.Result, 160), want)
-		default:
-			if code, ok := x.ErrorCode(); !ok || code != want {
-				t.violate(w, "%s got the error %s; the code for it is %d", what(x), clipJSON(x.Response.Error, 120), want)
-			}
-		}
-	}
-	return t.finding(okMsg, nothing)
-}
-
-// named is a fixed name for errorProbe.
-func named(what string) func(*evidence.Exchange) string {
-	return func(*evidence.Exchange) string { return what }
 }

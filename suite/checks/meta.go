@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -34,7 +35,8 @@ func metaChecks() []*Check {
 		{
 			ID: "trace-context-format", Requirement: "META-06", Area: "meta",
 			Description: "traceparent, tracestate and baggage in _meta use the W3C formats",
-			Needs:       "a server that puts W3C trace context (traceparent, tracestate, baggage) in the _meta of what it sends; in 2026-07-28 the suite sends a traceparent on server/discover for it to carry on",
+			Needs:       []plan.Probe{plan.ProbeTrace},
+			Trigger:     "a server that puts W3C trace context (traceparent, tracestate, baggage) in the _meta of what it sends; in 2026-07-28 the suite sends a traceparent on server/discover for it to carry on",
 			Judge:       checkTraceContext,
 		},
 		{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -19,16 +20,19 @@ func progressChecks() []*Check {
 		{
 			ID: "progress-token-active", Requirement: "META-05", Area: "meta",
 			Description: "every notifications/progress names the progressToken of a request the client sent and has not had answered yet: none for a token never sent, none after the response",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkProgressTokens,
 		},
 		{
 			ID: "progress-increases", Requirement: "META-08", Area: "meta",
 			Description: "the progress of the notifications/progress for one request increases with each notification",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkProgressIncreases,
 		},
 		{
 			ID: "progress-params", Requirement: "META-09", Area: "meta",
 			Description: "every notifications/progress has a progressToken (a string or a number), a number progress, and, when present, a number total and (from 2025-03-26) a string message",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkProgressParams,
 		},
 	}

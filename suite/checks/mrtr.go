@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -19,6 +20,7 @@ func mrtrChecks() []*Check {
 		{
 			ID: "input-required-result-shape", Requirement: "MRTR-01", Area: "mrtr",
 			Description: "every input_required result of a request other than resources/read has inputRequests or requestState (at least one), requestState a string and inputRequests an object of elicitation, sampling or roots requests",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge: func(j *J) Finding {
 				return inputRequiredShapes(j, func(method string) bool { return method != "resources/read" }, "no result other than a read's asked for input")
 			},
@@ -26,11 +28,13 @@ func mrtrChecks() []*Check {
 		{
 			ID: "input-required-only-where-allowed", Requirement: "MRTR-02", Area: "mrtr",
 			Description: "only prompts/get, resources/read and tools/call are answered input_required",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRequiredAllowed,
 		},
 		{
 			ID: "input-required-retried", Requirement: "MRTR-03", Area: "mrtr",
 			Description: "a request answered input_required with a requestState only, retried with that requestState, completes (asking again is allowed: a request still asking at the harness's bound of retries is recorded)",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Judge:       checkInputRetried,
 		},
 	}
@@ -165,30 +169,4 @@ func checkInputRetried(j *J) Finding {
 		}
 	}
 	return t.finding(fmt.Sprintf("%d request(s) answered input_required were retried with their requestState and completed", completed), "no request was answered input_required with a requestState to retry with")
-}
-
-// notComplete says why a check of a method's result does not judge x's:
-// the result is of another kind the version defines (an
-// InputRequiredResult still asking after the suite's retries, a
-// CreateTaskResult) or of a type it does not define.
-func notComplete(v string, x *evidence.Exchange, retries int) string {
-	kind, allowed := evidence.KindOf(v, x)
-	retryable := false
-	if x.Request != nil {
-		_, retryable = evidence.RetryState(v, x.Method, x.Request.Params, x.Response)
-	}
-	switch {
-	case kind == evidence.ResultInputRequired && !allowed:
-		return fmt.Sprintf("%s was answered input_required, which input-required-only-where-allowed judges", requestLabel(x))
-	case kind == evidence.ResultInputRequired && !retryable:
-		return fmt.Sprintf("%s asked for input the suite cannot give (the input_required checks judge the result)", requestLabel(x))
-	case kind == evidence.ResultInputRequired && retries >= evidence.MaxInputRetries:
-		return fmt.Sprintf("%s still asked for input after %d retries (input-required-retried records it)", requestLabel(x), retries)
-	case kind == evidence.ResultInputRequired:
-		return fmt.Sprintf("%s asked for input, and the session ended before the retry with its requestState", requestLabel(x))
-	case kind == evidence.ResultTask:
-		return fmt.Sprintf("%s was answered with a task (CreateTaskResult), whose result comes later", requestLabel(x))
-	}
-	rt, _ := wire.String(x.Result()["resultType"])
-	return fmt.Sprintf("%s was answered with resultType %q (result-type-on-every-result judges it)", requestLabel(x), clipString(rt, 30))
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -28,6 +28,7 @@ func paginationChecks() []*Check {
 		{
 			ID: "pagination-cursor-stable", Requirement: "PAG-04", Area: "pagination",
 			Description: "asking again with the same cursor returns the same resources, unless the list changed",
+			Needs:       []plan.Probe{plan.ProbeCursorRepeat, plan.ProbeEmptyParams},
 			Requires:    []string{"resources"},
 			Judge:       checkCursorStable,
 		},
@@ -40,6 +41,7 @@ func paginationChecks() []*Check {
 		{
 			ID: "pagination-params-optional", Requirement: "PAG-09", Area: "pagination",
 			Description: "resources/list succeeds without params and with params {} alike",
+			Needs:       []plan.Probe{plan.ProbeEmptyParams},
 			Requires:    []string{"resources"},
 			// 2026-07-28 list requests must carry params (with _meta): the
 			// rule that they may go without is a rule of the handshake era.
@@ -47,26 +49,6 @@ func paginationChecks() []*Check {
 			Judge:    checkParamsOptional,
 		},
 	}
-}
-
-// listTerminates judges a list walk: a cursor that comes back is a loop;
-// a list still going where the harness stops following is recorded.
-func listTerminates(l evidence.ListObs) Finding {
-	if len(l.Pages) == 0 {
-		return skipped(l.Method + " was not called")
-	}
-	last := l.Pages[len(l.Pages)-1]
-	switch {
-	case last.Stopped():
-		// The run ended while a page was awaited: whether the list ends
-		// is not known.
-		return harness("not judged: " + last.NoResponse.String())
-	case l.Cycle:
-		return exchangeFinding(broken(l.Method+": "+l.Stopped), last)
-	case l.Capped:
-		return Finding{Outcome: Recorded, Message: l.Method + ": " + l.Stopped + " (a harness limit, not a fault)"}
-	}
-	return passed(fmt.Sprintf("%s ended after %d page(s)", l.Method, len(l.Pages)))
 }
 
 func checkCursorType(j *J) Finding {
@@ -104,25 +86,6 @@ func listItemURIs(x *evidence.Exchange, member, key string) ([]string, bool) {
 	return out, true
 }
 
-// listChangedBetween reports whether the process received a list_changed
-// notification for method's list between two sequence numbers.
-func listChangedBetween(p *evidence.Process, from, to int, notification string) bool {
-	if to < 0 {
-		to = p.Transcript.Len()
-	}
-	for _, e := range p.Transcript.Slice(from, to+1) {
-		if e.Dir != transcript.Recv {
-			continue
-		}
-		for _, m := range e.Msgs {
-			if m.Method == notification {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // checkCursorStable judges the cursor of page 2 asked for again after
 // discovery (PAG-04). A cursor need only be stable while the list is: a
 // list may change at any time, announced or not, so another page is
@@ -131,7 +94,7 @@ func listChangedBetween(p *evidence.Process, from, to int, notification string) 
 // (list-empty-params) that is still the first page of the walk.
 func checkCursorStable(j *J) Finding {
 	res := j.Session.Resources()
-	repeats := j.Session.Tagged(evidence.ProbeTag("cursor-repeat"))
+	repeats := j.Session.Tagged(plan.ProbeCursorRepeat.Tag())
 	switch {
 	case len(res.Pages) < 2:
 		return skipped("resources/list has a single page, so there is no cursor to repeat")
@@ -187,7 +150,7 @@ func listChangedSigns(s *evidence.Session, l evidence.ListObs, later []string) s
 			return fmt.Sprintf("%q was not on any page of the walk", clipString(u, 60))
 		}
 	}
-	if probes := s.Tagged(evidence.ProbeTag("list-empty-params")); len(probes) > 0 && len(l.Pages) > 0 {
+	if probes := s.Tagged(plan.ProbeEmptyParams.Tag()); len(probes) > 0 && len(l.Pages) > 0 {
 		a, okA := listItemURIs(l.Pages[0], "resources", "uri")
 		b, okB := listItemURIs(probes[0], "resources", "uri")
 		if okA && okB && !sameSet(a, b) {
@@ -208,7 +171,7 @@ func sameSet(a, b []string) bool {
 
 func checkParamsOptional(j *J) Finding {
 	res := j.Session.Resources()
-	probes := j.Session.Tagged(evidence.ProbeTag("list-empty-params"))
+	probes := j.Session.Tagged(plan.ProbeEmptyParams.Tag())
 	if len(res.Pages) == 0 || len(probes) == 0 {
 		return skipped("resources/list was not called both ways")
 	}

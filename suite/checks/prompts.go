@@ -8,12 +8,9 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
-
-// ProbePromptMissingArgument is the prompts/get of a listed prompt with
-// none of its required arguments.
-const ProbePromptMissingArgument = "prompt-missing-argument"
 
 // promptsChecks judge prompts/list, the prompts it lists and prompts/get
 // of each (PROMPTS-*), from what discovery did when the server declared
@@ -62,6 +59,7 @@ func promptsChecks() []*Check {
 		{
 			ID: "prompts-missing-argument", Requirement: "PROMPTS-15", Area: "prompts",
 			Description: "prompts/get of a prompt without an argument it marks required gets the error -32602",
+			Needs:       []plan.Probe{plan.ProbePromptMissingArgument},
 			Requires:    []string{"prompts"},
 			Judge:       checkMissingArgument,
 		},
@@ -75,14 +73,15 @@ func promptsChecks() []*Check {
 			ID: "prompts-binary-content", Requirement: "PROMPTS-13", Area: "prompts",
 			Description: "every image or audio block of a prompt message has strict base64 data and a valid MIME type",
 			Requires:    []string{"prompts"},
-			Needs:       "a prompt whose messages hold an image or audio block: the server's own prompts (the reference server's describe-media)",
+			Trigger:     "a prompt whose messages hold an image or audio block: the server's own prompts (the reference server's describe-media)",
 			Judge:       checkPromptBinary,
 		},
 		{
 			ID: "prompts-list-changed-only-if-declared", Requirement: "PROMPTS-17", Area: "prompts",
 			Description: "notifications/prompts/list_changed comes only after the server declared prompts.listChanged (2026-07-28: only on a listen stream that asked for promptsListChanged)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListenHeld},
 			Requires:    []string{"prompts"},
-			Needs:       "a prompt list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
+			Trigger:     "a prompt list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "prompts") },
 		},
 	}
@@ -207,18 +206,6 @@ func checkPromptRoles(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d message(s), each of a user or an assistant", t.n), "no prompt message was got")
 }
 
-// promptContentTypes are the content block types a prompt message may
-// hold, by version.
-func promptContentTypes(v string) []string {
-	switch {
-	case v == wire.V20241105:
-		return []string{"text", "image", "resource"}
-	case v == wire.V20250326:
-		return []string{"text", "image", "audio", "resource"}
-	}
-	return []string{"text", "image", "audio", "resource_link", "resource"}
-}
-
 func checkPromptContent(j *J) Finding {
 	t := &tally{}
 	types := promptContentTypes(j.Version)
@@ -247,7 +234,7 @@ func checkMissingArgument(j *J) Finding {
 		}
 		return fmt.Sprintf("prompt %q without its required arguments", clipString(name, 60))
 	}
-	return errorProbe(j.Run, j.Version, j.Session.Tagged(evidence.ProbeTag(ProbePromptMissingArgument)), wire.CodeInvalidParams, what,
+	return errorProbe(j.Run, j.Version, j.Session.Tagged(plan.ProbePromptMissingArgument.Tag()), wire.CodeInvalidParams, what,
 		"a missing required argument gets -32602", "no listed prompt has a required argument")
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -26,6 +27,7 @@ func resourcesCapabilityChecks() []*Check {
 		{
 			ID: "list-stable-across-traffic", Requirement: "RES-CAP-03", Area: "resources",
 			Description: "resources/list gives the same resources after reads and listen streams, unless a change was announced",
+			Needs:       []plan.Probe{plan.ProbeListen, plan.ProbeListAfter},
 			Requires:    []string{"resources"},
 			Judge:       checkListStable,
 		},
@@ -100,7 +102,7 @@ func checkListStable(j *J) Finding {
 		return skipped("2026-07-28 forbids the list to change with other traffic; before, it may")
 	}
 	res := j.Session.Resources()
-	after := evidence.FollowList(j.Session.Tagged(evidence.ProbeTag("list-after")), "resources/list", j.Session.Shared())
+	after := evidence.FollowList(j.Session.Tagged(plan.ProbeListAfter.Tag()), "resources/list", j.Session.Shared())
 	if len(res.Pages) == 0 || len(after.Pages) == 0 {
 		return skipped("resources/list was not repeated")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -15,11 +16,13 @@ func resourcesListChangedChecks() []*Check {
 		{
 			ID: "list-changed-only-if-declared", Requirement: "RES-LC-02", Area: "subscriptions",
 			Description: "notifications/resources/list_changed only when listChanged is declared (2026-07-28: only on a stream that asked for it)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListen},
 			Judge:       checkListChangedDeclared,
 		},
 		{
 			ID: "list-changed-params", Requirement: "RES-LC-03", Area: "subscriptions",
 			Description: "notifications/resources/list_changed has no params, or params that are an object (with _meta, if any, an object)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListen},
 			Judge:       checkListChangedParams,
 		},
 	}
@@ -36,44 +39,6 @@ func listChangedOf(j *J, yield func(p *evidence.Process, e transcript.Entry, m *
 }
 
 func checkListChangedDeclared(j *J) Finding { return listChangedDeclared(j, "resources") }
-
-// listChangedDeclared judges notifications/<kind>/list_changed (kind is
-// resources, tools or prompts): in a legacy session only after the server
-// declared <kind>.listChanged, in a 2026-07-28 one only on a listen stream
-// that asked for <kind>ListChanged.
-func listChangedDeclared(j *J, kind string) Finding {
-	t := &tally{}
-	method := "notifications/" + kind + "/list_changed"
-	for _, p := range j.Processes {
-		listChanged := false
-		listens := map[string]bool{} // listen ids that asked for <kind>ListChanged
-		for _, x := range p.Exchanges() {
-			if res := x.Result(); res != nil && (x.Method == "initialize" || x.Method == "server/discover") {
-				listChanged = string(wire.Object(wire.Object(res["capabilities"])[kind])["listChanged"]) == "true"
-			}
-			if x.Method == "subscriptions/listen" && x.Request != nil {
-				if string(wire.Object(wire.Object(x.Request.Params)["notifications"])[kind+"ListChanged"]) == "true" {
-					listens[wire.IDKey(x.ID)] = true
-				}
-			}
-		}
-		eachMessage(&J{Processes: []*evidence.Process{p}}, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
-			if m.Method != method {
-				return
-			}
-			t.judged()
-			switch era, _ := p.EraAt(e.Seq); {
-			case era == wire.EraModern:
-				if id := wire.SubscriptionID(m); id == nil || !listens[wire.IDKey(id)] {
-					t.violate(At(p, e.Seq), "%s outside a stream that asked for %sListChanged", method, kind)
-				}
-			case !listChanged:
-				t.violate(At(p, e.Seq), "%s, but the server does not declare %s.listChanged", method, kind)
-			}
-		})
-	}
-	return t.finding(fmt.Sprintf("%d list_changed notification(s), each where the client can expect one", t.n), fmt.Sprintf("the server sent no %s (outside traffic the suite provoked)", method))
-}
 
 func checkListChangedParams(j *J) Finding {
 	t := &tally{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -18,62 +19,72 @@ func resourcesSubscriptionsChecks() []*Check {
 		{
 			ID: "resources-subscribe-result", Requirement: "RES-SUB-01", Area: "subscriptions",
 			Description: "resources/subscribe to a listed resource succeeds with a result object",
+			Needs:       []plan.Probe{plan.ProbeSubscribe},
 			Requires:    []string{"resources.subscribe"},
 			Judge:       func(j *J) Finding { return checkSubResults(j, "subscribe") },
 		},
 		{
 			ID: "resources-unsubscribe-result", Requirement: "RES-SUB-02", Area: "subscriptions",
 			Description: "resources/unsubscribe after a subscribe succeeds with a result object",
+			Needs:       []plan.Probe{plan.ProbeSubscribe},
 			Requires:    []string{"resources.subscribe"},
 			Judge:       func(j *J) Finding { return checkSubResults(j, "unsubscribe") },
 		},
 		{
 			ID: "resources-updated-only-while-subscribed", Requirement: "RES-SUB-03", Area: "subscriptions",
 			Description: "notifications/resources/updated carry a uri, and none comes for a resource once its unsubscribe was answered",
+			Needs:       []plan.Probe{plan.ProbeSubscribe},
 			Judge:       checkUpdatesAfterUnsubscribe,
 		},
 		{
 			ID: "resources-updated-needs-subscription", Requirement: "RES-SUB-04", Area: "subscriptions",
 			Description: "no notifications/resources/updated without the subscribe capability and a subscription to that URI (or a resource below it)",
+			Needs:       []plan.Probe{plan.ProbeSubscribe},
 			Judge:       checkUpdatesNeedSubscription,
 		},
 		{
 			ID: "subscribe-without-capability", Requirement: "RES-SUB-05", Area: "subscriptions",
 			Description: "what resources/subscribe gets from a server that does not declare subscribe (-32601 is recommended)",
+			Needs:       []plan.Probe{plan.ProbeSubUndeclared},
 			Requires:    []string{"resources"},
 			Judge:       checkSubscribeUndeclared,
 		},
 		{
 			ID: "listen-acknowledged-first", Requirement: "RES-SUB-07", Area: "subscriptions",
 			Description: "each listen stream starts with notifications/subscriptions/acknowledged carrying the agreed subset of the filter",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkListenAck,
 		},
 		{
 			ID: "listen-only-requested-types", Requirement: "RES-SUB-08", Area: "subscriptions",
 			Description: "a stream carries only the notification types it asked for",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkListenTypes,
 		},
 		{
 			ID: "listen-subscription-id-echo", Requirement: "RES-SUB-09", Area: "subscriptions",
 			Description: "stream notifications carry _meta subscriptionId equal in type and value to the listen request's id",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkListenIDs,
 		},
 		{
 			ID: "no-stream-messages-before-listen", Requirement: "RES-SUB-11", Area: "subscriptions",
 			Description: "a process sends no stream notifications before a listen request opens a stream",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkNoStreamBeforeListen,
 		},
 		{
 			ID: "cancelled-only-for-listen", Requirement: "RES-SUB-12", Area: "subscriptions",
 			Description: "the server sends notifications/cancelled only to end a listen stream it has open",
-			Needs:       "a server that ends a listen stream itself with notifications/cancelled naming it: the suite leaves one stream open until it closes stdin, a shutdown at which a server ends its streams (the reference server does so under --variant streams-end-cancelled; by default it answers the listen request instead)",
+			Needs:       []plan.Probe{plan.ProbeListen, plan.ProbeListenHeld},
+			Trigger:     "a server that ends a listen stream itself with notifications/cancelled naming it: the suite leaves one stream open until it closes stdin, a shutdown at which a server ends its streams (the reference server does so under --variant streams-end-cancelled; by default it answers the listen request instead)",
 			Judge:       checkServerCancelled,
 		},
 	}
 }
 
 func checkSubResults(j *J, step string) Finding {
-	xs := j.Session.Tagged(evidence.ProbeTag("subscribe", step))
+	xs := j.Session.Tagged(plan.ProbeSubscribe.Tag(step))
 	if len(xs) == 0 {
 		return skipped("the server lists no resource to subscribe to")
 	}
@@ -258,7 +269,7 @@ func checkSubscribeUndeclared(j *J) Finding {
 	if j.Session.Modern {
 		return skipped("resources/subscribe does not exist in 2026-07-28")
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag("subscribe-undeclared"))
+	xs := j.Session.Tagged(plan.ProbeSubUndeclared.Tag())
 	if len(xs) == 0 {
 		if j.Caps().Subscribe {
 			return skipped("the server declares subscribe")
@@ -295,7 +306,7 @@ func listenStreams(j *J) ([]*stream, string) {
 	if j.Session == nil || !j.Session.Modern {
 		return nil, "listen streams exist in 2026-07-28 only"
 	}
-	xs := j.Session.Tagged(evidence.ProbeTag("listen", "stream"))
+	xs := j.Session.Tagged(plan.ProbeListen.Tag("stream"))
 	if len(xs) == 0 {
 		return nil, "no listen stream was opened"
 	}

@@ -160,3 +160,8 @@ func templateMatching(s *evidence.Session, uri string) string {
 	}
 	return ""
 }
+
+var templateFields = map[string]fieldSpec{
+	"description": {"string", ""}, "mimeType": {"string", ""}, "annotations": {"object", ""},
+	"title": {"string", wire.V20250618}, "icons": {"array", wire.V20251125}, "_meta": {"object", wire.V20250618},
+}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -58,11 +59,13 @@ func stdioChecks() []*Check {
 		{
 			ID: "listen-cancel-stops", Requirement: "STDIO-11", Area: "stdio",
 			Description: "after notifications/cancelled for a listen request, nothing more comes for that stream",
+			Needs:       []plan.Probe{plan.ProbeListen},
 			Judge:       checkListenCancel,
 		},
 		{
 			ID: "stdio-no-server-requests", Requirement: "STDIO-10", Area: "stdio",
 			Description: "over stdio a 2026-07-28 server writes responses and notifications only, never requests",
+			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge:       func(j *J) Finding { return scanModernRequests(j) },
 		},
 	}
@@ -468,7 +471,7 @@ func checkListenCancel(j *J) Finding {
 	p := st.x.Process
 	cancelAt := -1
 	for _, e := range p.Entries() {
-		if e.Dir != transcript.Send || e.Tag != evidence.ProbeTag("listen", "cancel") {
+		if e.Dir != transcript.Send || e.Tag != plan.ProbeListen.Tag("cancel") {
 			continue
 		}
 		for _, m := range e.Msgs {

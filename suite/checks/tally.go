@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -304,4 +305,10 @@ func messages(p *evidence.Process, yield func(e transcript.Entry, m *wire.Messag
 			yield(e, m)
 		}
 	}
+}
+
+// sortedKeys returns an object's member names in order, so that what a
+// check reports does not depend on map order.
+func sortedKeys(m map[string]json.RawMessage) []string {
+	return slices.Sorted(maps.Keys(m))
 }

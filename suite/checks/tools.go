@@ -2,7 +2,6 @@ package checks
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -10,8 +9,8 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // toolsChecks judge tools/list and the tools it lists (TOOLS-*), from the
@@ -63,8 +62,9 @@ func toolsChecks() []*Check {
 		{
 			ID: "tools-list-changed-only-if-declared", Requirement: "TOOLS-28", Area: "tools",
 			Description: "notifications/tools/list_changed comes only after the server declared tools.listChanged (2026-07-28: only on a listen stream that asked for toolsListChanged)",
+			Needs:       []plan.Probe{plan.ProbeToolCall, plan.ProbeListenHeld},
 			Requires:    []string{"tools"},
-			Needs:       "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
+			Trigger:     "a tool list that changes during the run: a tool call that changes it (only tools --call-tools allows are called; the reference server's enable_extras does), or a change from outside the session",
 			Judge:       func(j *J) Finding { return listChangedDeclared(j, "tools") },
 		},
 	}
@@ -124,75 +124,15 @@ func checkInputSchemas(j *J) Finding {
 		if !strict {
 			return
 		}
-		if err := compileSchema(raw); err != nil {
-			if url, ok := notFetched(err); ok {
+		if _, err := plan.CompileSchema(raw); err != nil {
+			if url, ok := plan.NotFetched(err); ok {
 				t.record(w, "%s: inputSchema refers to %s, which the suite does not fetch: not judged further", what, clipString(url, 80))
 				return
 			}
-			t.violate(w, "%s: inputSchema is not a valid JSON Schema: %s", what, clipString(schemaProblem(err), 240))
+			t.violate(w, "%s: inputSchema is not a valid JSON Schema: %s", what, clipString(plan.SchemaProblem(err), 240))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d inputSchema(s) of type object", t.n), "the server lists no tools")
-}
-
-// notFetched reports whether compiling failed only for a document the
-// suite refused to fetch, and which.
-func notFetched(err error) (string, bool) {
-	var load *jsonschema.LoadURLError
-	if errors.As(err, &load) {
-		return load.URL, true
-	}
-	var u *unloadable
-	if errors.As(err, &u) {
-		return u.url, true
-	}
-	return "", false
-}
-
-// unloadable is a reference to a document the suite does not fetch.
-type unloadable struct{ url string }
-
-func (u *unloadable) Error() string { return "not fetched: " + u.url }
-
-// noFetch refuses every external document: a schema is judged as
-// written, and the suite never reaches out to the network.
-type noFetch struct{}
-
-func (noFetch) Load(url string) (any, error) { return nil, &unloadable{url: url} }
-
-// compileSchema compiles a schema as its dialect says (2020-12 when it
-// names none), with every external reference refused.
-func compileSchema(raw json.RawMessage) error {
-	_, err := compiled(raw)
-	return err
-}
-
-// schemaProblem says what the meta-schema found wrong: the innermost
-// causes of the error, at most three ("at '/required': got string, want
-// array").
-func schemaProblem(err error) string {
-	type row struct {
-		depth int
-		text  string
-	}
-	var rows []row
-	for _, l := range strings.Split(err.Error(), "\n") {
-		trimmed := strings.TrimLeft(l, " ")
-		if text, ok := strings.CutPrefix(trimmed, "- "); ok {
-			rows = append(rows, row{len(l) - len(trimmed), text})
-		}
-	}
-	var leaves []string
-	for i, r := range rows {
-		if (i+1 == len(rows) || rows[i+1].depth <= r.depth) && len(leaves) < 3 {
-			leaves = append(leaves, r.text)
-		}
-	}
-	if len(leaves) == 0 {
-		s, _, _ := strings.Cut(err.Error(), "\n")
-		return s
-	}
-	return strings.Join(leaves, "; ")
 }
 
 // toolName is the syntax 2025-11-25 recommends for tool names.
@@ -218,18 +158,6 @@ func checkToolNames(j *J) Finding {
 	return t.finding(fmt.Sprintf("%d tool name(s) of the recommended syntax", t.n), "the server lists no tools")
 }
 
-// ToolCallChecks are the checks that judge tools/call of listed tools,
-// the progress a call's token asks for, or what a call may cause (a tool or
-// prompt list that changes): the executor calls tools only
-// when one of them is selected.
-var ToolCallChecks = []string{
-	"tools-call-result-shape", "tools-call-text-blocks", "tools-call-binary-blocks",
-	"tools-structured-content-type", "tools-structured-content-valid", "tools-structured-content-text",
-	"tools-call-invalid-arguments", "tools-call-validates-input",
-	"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared",
-	"progress-token-active", "progress-increases", "progress-params",
-}
-
 // toolCallChecks judge the results of the tools the suite called (only
 // those the --call-tools policy allows: by default the ones annotated
 // readOnlyHint: true), and the tools' own declarations that only matter
@@ -239,24 +167,28 @@ func toolCallChecks() []*Check {
 		{
 			ID: "tools-call-result-shape", Requirement: "TOOLS-18", Area: "tools",
 			Description: "every tools/call result has a content array of blocks of types the version defines; isError, when present, is a boolean",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolResultShape,
 		},
 		{
 			ID: "tools-call-text-blocks", Requirement: "TOOLS-19", Area: "tools",
 			Description: "every text block of a tools/call result has a string text",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolTextBlocks,
 		},
 		{
 			ID: "tools-call-binary-blocks", Requirement: "TOOLS-20", Area: "tools",
 			Description: "every image or audio block of a tools/call result has strict base64 data and a string mimeType",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkToolBinaryBlocks,
 		},
 		{
 			ID: "tools-structured-content-type", Requirement: "TOOLS-24", Area: "tools",
 			Description: "structuredContent, when a tools/call result has it, is a JSON object",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Versions:    []string{wire.V20250618, wire.V20251125},
 			Judge:       checkStructuredType,
@@ -264,24 +196,28 @@ func toolCallChecks() []*Check {
 		{
 			ID: "tools-structured-content-valid", Requirement: "TOOLS-25", Area: "tools",
 			Description: "a tool that declares an outputSchema returns structuredContent valid against it (unless the result is an error)",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkStructuredValid,
 		},
 		{
 			ID: "tools-structured-content-text", Requirement: "TOOLS-26", Area: "tools",
 			Description: "a tools/call result with structuredContent also has a text block holding the same JSON",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkStructuredText,
 		},
 		{
 			ID: "tools-call-invalid-arguments", Requirement: "TOOLS-22", Area: "tools",
 			Description: "a tools/call whose arguments break the tool's inputSchema, when refused, is refused as the version says: a JSON-RPC error up to 2025-06-18, a result with isError true (or an error) from 2025-11-25",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkInvalidArguments,
 		},
 		{
 			ID: "tools-call-validates-input", Requirement: "TOOLS-29", Area: "tools",
 			Description: "a tools/call whose arguments break the tool's own inputSchema does not run the tool to a result without isError (Validate all tool inputs); only with --call-tools selecting the tool",
+			Needs:       []plan.Probe{plan.ProbeToolCall},
 			Requires:    []string{"tools"},
 			Judge:       checkValidatesInput,
 		},
@@ -438,10 +374,10 @@ func checkStructuredValid(j *J) Finding {
 			return
 		}
 		what := fmt.Sprintf("tool %q", clipString(c.Name, 60))
-		sch, err := compiled(schema)
+		sch, err := plan.CompileSchema(schema)
 		if err != nil {
 			t.judged()
-			t.record(w, "%s: its outputSchema does not compile (%s): not judged", what, clipString(schemaProblem(err), 160))
+			t.record(w, "%s: its outputSchema does not compile (%s): not judged", what, clipString(plan.SchemaProblem(err), 160))
 			return
 		}
 		t.judged()
@@ -450,12 +386,12 @@ func checkStructuredValid(j *J) Finding {
 			t.violate(w, "%s declares an outputSchema, and its result has no structuredContent", what)
 			return
 		}
-		v, err := decodeSchemaValue(sc)
+		v, err := plan.DecodeSchemaValue(sc)
 		if err == nil {
 			err = sch.Validate(v)
 		}
 		if err != nil {
-			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(schemaProblem(err), 240))
+			t.violate(w, "%s: structuredContent does not conform to its outputSchema: %s", what, clipString(plan.SchemaProblem(err), 240))
 		}
 	})
 	return t.finding(fmt.Sprintf("%d structured result(s), each valid against its outputSchema", t.n), noToolResult(j, "no tool with an outputSchema was called, or none answered with a result"))
@@ -498,12 +434,6 @@ func eachInvalidCall(j *J, t *tally, f func(c *evidence.ToolCall, w *Where, what
 		w := At(x.Process, max(x.RecvSeq, x.SentSeq))
 		f(c, w, fmt.Sprintf("tool %q called with %s", clipString(c.Name, 60), clipJSON(argumentsOf(x), 120)))
 	}
-}
-
-// refused reports whether the answer to a tools/call refuses it: a
-// JSON-RPC error, or a CallToolResult with isError true.
-func refused(x *evidence.Exchange) bool {
-	return x.Response.Has("error") || string(wire.Object(x.Response.Result)["isError"]) == "true"
 }
 
 // checkInvalidArguments judges how a call with arguments breaking the
@@ -566,6 +496,10 @@ func argumentsOf(x *evidence.Exchange) json.RawMessage {
 	return wire.Object(x.Request.Params)["arguments"]
 }
 
+// NoToolCalled is the reason a check of tool results gives when the
+// policy let the suite call no tool.
+const NoToolCalled = "no tool called: --call-tools none; pass --call-tools readonly|all|NAMES to judge tool results"
+
 // noToolResult says why a check of tool results judged nothing: when the
 // suite called no listed tool, what kept it from calling them (the
 // --call-tools policy, or no tools listed); otherwise why.
@@ -576,8 +510,8 @@ func noToolResult(j *J, why string) string {
 	case len(j.Session.Tools().Items) == 0:
 		return "the server lists no tools"
 	}
-	p := RecordedToolPolicy(j.Run.CallTools)
-	if p.String() == CallNone {
+	p := plan.RecordedToolPolicy(j.Run.CallTools)
+	if p.String() == plan.CallNone {
 		return NoToolCalled
 	}
 	return fmt.Sprintf("no listed tool was called (--call-tools %s)", p)
@@ -666,7 +600,7 @@ func checkToolTitles(j *J) Finding {
 // whether the run called it and, when it did not, why (the policy, or a
 // schema the suite could not fill in safely).
 func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
-	p := RecordedToolPolicy(run.CallTools)
+	p := plan.RecordedToolPolicy(run.CallTools)
 	var out []reports.ToolCall
 	for _, v := range run.Versions {
 		s := run.Session(v)
@@ -684,7 +618,7 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 			}
 		}
 		for _, it := range s.Tools().Items {
-			name, _, why := PlanToolCall(it, p)
+			name, _, why := plan.ToolCall(it, p)
 			if name == "" {
 				continue
 			}
@@ -699,14 +633,4 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 		}
 	}
 	return out
-}
-
-// checkBase64Data judges the data member of an image or audio block:
-// a string of strict RFC 4648 base64.
-func checkBase64Data(t *tally, w *Where, at string, raw json.RawMessage) {
-	if data, ok := wire.String(raw); !ok {
-		t.violate(w, "%s: data is %s, want a base64 string", at, describeType(raw))
-	} else if err := wire.StrictBase64(data); err != nil {
-		t.violate(w, "%s: data is not base64: %v", at, err)
-	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -27,12 +27,12 @@ const maxCompletions = 60
 func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage) {
 	declared := l.s.Caps().Has("completions")
 	if !declared && l.s.Version != wire.V20241105 {
-		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.wanted("completion-undeclared") {
-			l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteUndeclared), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
+		if wire.AtLeast(l.s.Version, wire.V20250326) && l.x.needs(plan.ProbeCompleteUndeclared) {
+			l.call(ctx, plan.ProbeCompleteUndeclared.Tag(), "completion/complete", completeParams("ref/prompt", "name", "mcpconform-probe", "value"))
 		}
 		return
 	}
-	if !l.x.wanted("completion-result-shape", "completion-total", "completion-context") {
+	if !l.x.needs(plan.ProbeComplete) {
 		return
 	}
 	type target struct{ kind, key, ref, arg string }
@@ -83,7 +83,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		if !l.p.alive() || ctx.Err() != nil {
 			return
 		}
-		x := l.call(ctx, evidence.ProbeTag(checks.ProbeComplete), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
+		x := l.call(ctx, plan.ProbeComplete.Tag(), "completion/complete", completeParams(t.kind, t.key, t.ref, t.arg))
 		if !declared && (x.Response == nil || !x.Response.Has("result")) {
 			return
 		}
@@ -93,7 +93,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 			}
 		}
 	}
-	if !wire.AtLeast(l.s.Version, wire.V20250618) || !l.x.wanted("completion-context") {
+	if !wire.AtLeast(l.s.Version, wire.V20250618) || !l.x.needs(plan.ProbeCompleteContext) {
 		return
 	}
 	// One prompt and one template of two or more arguments: the last
@@ -112,7 +112,7 @@ func (l *live) completeArguments(ctx context.Context, prompts []json.RawMessage)
 		}
 		params := completeParams(last.kind, last.key, last.ref, last.arg)
 		params["context"] = map[string]any{"arguments": resolved}
-		l.call(ctx, evidence.ProbeTag(checks.ProbeCompleteContext), "completion/complete", params)
+		l.call(ctx, plan.ProbeCompleteContext.Tag(), "completion/complete", params)
 	}
 }
 

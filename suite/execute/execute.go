@@ -28,7 +28,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -60,16 +60,20 @@ type Config struct {
 	// after its initialize for the requests a server makes of the client
 	// (serverRequestWindow when zero).
 	RequestWindow time.Duration
-	// Want, when set, says whether a check or vector test is selected;
-	// processes and probes no selected test needs are not started.
-	Want func(id string) bool
+	// Tests, when set, says whether a vector test is selected (--only,
+	// --skip); the others are not run.
+	Tests func(id string) bool
+	// Needs are the probes the selected checks need (suite.Needs); the
+	// others are not sent, and processes that only they need are not
+	// started. nil sends every probe.
+	Needs plan.Set
 	// Progress, when set, is called as each vector test finishes (from
 	// several goroutines): done of total, and the test's id.
 	Progress func(done, total int, id string)
 	// Tool is the version of mcpconform, recorded in the evidence.
 	Tool string
 	// CallTools says which listed tools may be called (--call-tools).
-	CallTools checks.ToolPolicy
+	CallTools plan.ToolPolicy
 }
 
 // runLines and runKeptBytes bound what the transcripts of a run hold in
@@ -123,8 +127,11 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	if cfg.RequestWindow <= 0 {
 		cfg.RequestWindow = serverRequestWindow
 	}
-	if cfg.Want == nil {
-		cfg.Want = func(string) bool { return true }
+	if cfg.Tests == nil {
+		cfg.Tests = func(string) bool { return true }
+	}
+	if cfg.Needs == nil {
+		cfg.Needs = plan.Every()
 	}
 	// A usage error found on the way (a tool --call-tools names that the
 	// server does not list) stops the run as an interrupt would.
@@ -134,7 +141,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Transport: evidence.TransportStdio, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
-			if cfg.Want(t.ID) {
+			if cfg.Tests(t.ID) {
 				x.total++
 			}
 		}
@@ -473,10 +480,10 @@ func clip(s string, n int) string {
 	return s
 }
 
-// checkWanted reports whether any of the named checks or tests is selected.
-func (x *executor) wanted(ids ...string) bool {
-	for _, id := range ids {
-		if x.cfg.Want(id) {
+// needs reports whether a selected check needs any of the probes.
+func (x *executor) needs(probes ...plan.Probe) bool {
+	for _, p := range probes {
+		if x.cfg.Needs.Has(p) {
 			return true
 		}
 	}
@@ -488,7 +495,7 @@ func (x *executor) testsOf(kind string) []*vectors.Test {
 	var out []*vectors.Test
 	for _, f := range x.cfg.Vectors {
 		for _, t := range f.Tests {
-			if checks.SessionKind(t) == kind && x.cfg.Want(t.ID) {
+			if plan.SessionKind(t) == kind && x.cfg.Tests(t.ID) {
 				out = append(out, t)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -315,10 +315,10 @@ func (l *live) getPrompts(ctx context.Context, prompts []json.RawMessage) {
 		}
 		if len(args) > 0 {
 			params["arguments"] = args
-			if !probed && l.x.wanted("prompts-missing-argument") {
+			if !probed && l.x.needs(plan.ProbePromptMissingArgument) {
 				// The first prompt with a required argument, got without it.
 				probed = true
-				l.call(ctx, evidence.ProbeTag(checks.ProbePromptMissingArgument), "prompts/get", map[string]any{"name": name})
+				l.call(ctx, plan.ProbePromptMissingArgument.Tag(), "prompts/get", map[string]any{"name": name})
 			}
 		}
 		l.call(ctx, evidence.TagPromptGet, "prompts/get", params)
@@ -337,7 +337,7 @@ func (l *live) sharedWork(ctx context.Context) {
 	} else {
 		l.legacyProbes(ctx)
 	}
-	for _, t := range l.x.testsOf(checks.KindShared) {
+	for _, t := range l.x.testsOf(plan.KindShared) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -375,12 +375,12 @@ const toolCallDeadline = 2 * time.Second
 // called after the shared tests, one after another (waitToolCalls). A
 // tool whose schema the suite cannot fill in safely is not called.
 func (l *live) startToolCalls(ctx context.Context) {
-	if !l.s.Caps().Has("tools") || !l.x.wanted(checks.ToolCallChecks...) {
+	if !l.s.Caps().Has("tools") || !l.x.needs(plan.ProbeToolCall) {
 		return
 	}
 	calls := 0
 	for _, it := range l.s.Tools().Items {
-		name, args, why := checks.PlanToolCall(it, l.x.cfg.CallTools)
+		name, args, why := plan.ToolCall(it, l.x.cfg.CallTools)
 		if why != "" {
 			continue
 		}
@@ -389,7 +389,7 @@ func (l *live) startToolCalls(ctx context.Context) {
 			return
 		}
 		calls++
-		if !checks.ReadOnly(it) {
+		if !plan.ReadOnly(it) {
 			l.laterTools = append(l.laterTools, func() { l.callTool(ctx, l.p, it, name, args) })
 			continue
 		}
@@ -429,14 +429,14 @@ func (l *live) callTool(ctx context.Context, p *proc, tool json.RawMessage, name
 		l.do(ctx, p, mockclient.Request{Tag: tag, Method: "tools/call", Params: params, Timeout: min(toolCallDeadline, p.c.Timeout()*8/10)})
 	}
 	do(evidence.TagToolCall, args, l.x.progressToken())
-	if broken, _, ok := checks.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
+	if broken, _, ok := plan.BrokenArguments(wire.Object(tool)["inputSchema"], args); ok && p.alive() && ctx.Err() == nil {
 		do(evidence.TagToolCallInvalid, broken, "")
 	}
 }
 
 // finalWork runs the tests that must come last in the version's process.
 func (l *live) finalWork(ctx context.Context) {
-	for _, t := range l.x.testsOf(checks.KindFinal) {
+	for _, t := range l.x.testsOf(plan.KindFinal) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -467,12 +467,12 @@ func (l *live) ensure(ctx context.Context) {
 		return
 	}
 	if l.modern {
-		if ok, why := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
+		if ok, why := n.discover(ctx, plan.ProbeReinit.Tag(), l.x.cfg.StartTimeout); !ok {
 			l.stopped = "the replacement process did not answer server/discover: " + why
 			n.c.Note(l.stopped)
 			return
 		}
-	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+	} else if h := n.initialize(ctx, plan.ProbeReinit.Tag(), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		l.stopped = "the replacement process never completed initialize: " + h.err
 		n.c.Note(l.stopped)
 		return
@@ -530,7 +530,7 @@ func (l *live) settle(ctx context.Context, from int, window time.Duration, pred 
 	if l.modern {
 		method = "server/discover"
 	}
-	if x := l.call(ctx, evidence.ProbeTag("settle"), method, nil); x.OK() {
+	if x := l.call(ctx, plan.ProbeSettle.Tag(), method, nil); x.OK() {
 		l.p.c.WaitInbound(from, max(min(25*time.Millisecond, time.Until(deadline)), 0), pred)
 		return
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
@@ -38,8 +38,8 @@ const (
 func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// The checks selected (--only, --skip) may need none of this process's
 	// work: then it is not started.
-	if len(x.testsOf(checks.KindUninitialized)) == 0 && len(x.testsOf(checks.KindDisposable)) == 0 &&
-		!x.wanted(checks.CounterOfferChecks...) && !x.wanted(checks.ServerRequestChecks...) {
+	if len(x.testsOf(plan.KindUninitialized)) == 0 && len(x.testsOf(plan.KindDisposable)) == 0 &&
+		!x.needs(plan.ProbeCounterOffer, plan.ProbeServerRequests) {
 		return
 	}
 	p := x.start(evidence.RoleProbe, wire.Newest, "the probe process: requests before initialize, an initialize offering an unknown version, then the tests that may kill or wedge the server")
@@ -52,11 +52,11 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	// of the disposable tests (nullIDQueue).
 	other := make(chan *proc, 1)
 	var negotiated string // what q's handshake agreed, once other has q
-	if x.wanted(checks.CounterOfferChecks...) {
+	if x.needs(plan.ProbeCounterOffer) {
 		go func() {
 			q := x.start(evidence.RoleNegotiation, wire.Newest, "an initialize offering "+otherVersion+", a version not shaped like a date, to see the counter-offer")
 			if q.c != nil {
-				if h := q.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), otherVersion, nil, x.cfg.StartTimeout); h.err == "" && q.alive() {
+				if h := q.initialize(ctx, plan.ProbeCounterOffer.Tag(), otherVersion, nil, x.cfg.StartTimeout); h.err == "" && q.alive() {
 					negotiated = h.negotiated
 					other <- q
 					return
@@ -84,14 +84,14 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		}
 	}()
 	probe := &live{x: x, p: p}
-	for _, t := range x.testsOf(checks.KindUninitialized) {
+	for _, t := range x.testsOf(plan.KindUninitialized) {
 		probe.runTest(ctx, t, p)
 		x.progress(t.ID)
 	}
 	// The counter-offer, declaring the client capabilities a server may
 	// want to use (roots, sampling, elicitation).
-	h := p.initialize(ctx, evidence.ProbeTag(ProbeCounterOffer), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
-	if h.err == "" && x.wanted(checks.ServerRequestChecks...) {
+	h := p.initialize(ctx, plan.ProbeCounterOffer.Tag(), unknownVersion, declaredClientCapabilities, x.cfg.StartTimeout)
+	if h.err == "" && x.needs(plan.ProbeServerRequests) {
 		// A server told of roots or sampling may ask for them once
 		// initialized, at once or a little later (server-everything asks
 		// 350 ms after initialize). A ping sent after
@@ -103,7 +103,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		from, since := p.c.Transcript().Len(), time.Now()
 		isRequest := func(m *wire.Message) bool { return m.Kind() == wire.KindRequest }
 		window := x.cfg.RequestWindow
-		p.c.Do(ctx, mockclient.Request{Tag: evidence.ProbeTag("settle"), Method: "ping", Timeout: min(window, serverRequestWindow)})
+		p.c.Do(ctx, mockclient.Request{Tag: plan.ProbeSettle.Tag(), Method: "ping", Timeout: min(window, serverRequestWindow)})
 		p.c.WaitInbound(from, min(requestSettle, max(window-time.Since(since), 0)), isRequest)
 		first := p
 		defer func() {
@@ -129,7 +129,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			return
 		}
 	}
-	all := x.testsOf(checks.KindDisposable)
+	all := x.testsOf(plan.KindDisposable)
 	if q := receive(); q != nil && negotiated == v && probe.serving(ctx, q) {
 		if queue := newNullIDQueue(all); len(queue.ts) > 0 {
 			q.ev.Why += "; then, as the server counter-offered " + v + ", the session's version, part of the tests that may kill or wedge the server, beside the probe process"
@@ -156,7 +156,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 // serving reports whether q answers a request after its handshake, as a
 // process must before a test runs in it.
 func (l *live) serving(ctx context.Context, q *proc) bool {
-	if x := l.followUp(ctx, q, evidence.ProbeTag("settle"), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
+	if x := l.followUp(ctx, q, plan.ProbeSettle.Tag(), min(q.c.Timeout(), aliveDeadline)); !x.OK() {
 		q.c.Note("the process answered its handshake but not the request after it: no test is run in it")
 		return false
 	}
@@ -278,7 +278,7 @@ func (l *live) disposablesApart(ctx context.Context) {
 	l.settleReplies(l.p, 300*time.Millisecond)
 	l.p.finish()
 	if ctx.Err() == nil && l.startProbe(ctx, "runs the tests that may kill or wedge the server, after the shared process "+itoa(l.p.ev.ID)+" was shut down") {
-		l.disposableWork(ctx, l.p, l.x.testsOf(checks.KindDisposable), nil)
+		l.disposableWork(ctx, l.p, l.x.testsOf(plan.KindDisposable), nil)
 	}
 }
 
@@ -295,7 +295,7 @@ func (l *live) disposablesBeside(ctx context.Context) (wait func()) {
 	go func() {
 		defer close(done)
 		if ctx.Err() == nil && pl.startProbe(ctx, "runs the tests that may kill or wedge the server, beside the shared process "+itoa(l.p.ev.ID)) {
-			pl.disposableWork(ctx, pl.p, l.x.testsOf(checks.KindDisposable), nil)
+			pl.disposableWork(ctx, pl.p, l.x.testsOf(plan.KindDisposable), nil)
 		}
 	}()
 	return func() {
@@ -349,10 +349,10 @@ func (l *live) openProbe(ctx context.Context, why string) *proc {
 		return nil
 	}
 	if l.modern {
-		if ok, _ := n.discover(ctx, evidence.ProbeTag("reinit"), l.x.cfg.StartTimeout); !ok {
+		if ok, _ := n.discover(ctx, plan.ProbeReinit.Tag(), l.x.cfg.StartTimeout); !ok {
 			return nil
 		}
-	} else if h := n.initialize(ctx, evidence.ProbeTag("reinit"), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
+	} else if h := n.initialize(ctx, plan.ProbeReinit.Tag(), l.s.Version, nil, l.x.cfg.StartTimeout); h.err != "" {
 		return nil
 	}
 	if !l.serving(ctx, n) {

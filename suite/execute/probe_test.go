@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -19,7 +19,7 @@ func disposableTests(t *testing.T) []*vectors.Test {
 	var ts []*vectors.Test
 	for _, f := range files {
 		for _, x := range f.Tests {
-			if checks.SessionKind(x) == checks.KindDisposable {
+			if plan.SessionKind(x) == plan.KindDisposable {
 				ts = append(ts, x)
 			}
 		}

@@ -5,25 +5,10 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
-)
-
-// Probe names: each is the tag prefix of its traffic (evidence.ProbeTag)
-// and is judged by the checks that cite it.
-const (
-	ProbeEmptyParams   = "list-empty-params"    // PAG-09
-	ProbeCursorRepeat  = "cursor-repeat"        // PAG-04
-	ProbeSubscribe     = "subscribe"            // RES-SUB-01…04
-	ProbeSubUndeclared = "subscribe-undeclared" // RES-SUB-05
-	ProbeBatch         = "batch"                // JSONRPC-11
-	ProbeListen        = "listen"               // RES-SUB-07…12, STDIO-11
-	ProbeListAfter     = "list-after"           // RES-CAP-03
-	ProbeCounterOffer  = "counter-offer"        // LIFE-05
-	ProbeRefresh       = "refresh"              // a list again after list_changed
-	ProbeTrace         = "trace-context"        // META-06
 )
 
 // heldListenID is the id of the listen stream the 2026-07-28 probes leave
@@ -41,16 +26,17 @@ const (
 // subscribes to.
 const maxSubscriptions = 20
 
-// legacyProbes run in a handshake-era session after discovery.
+// legacyProbes run in a handshake-era session after discovery, each when
+// a selected check needs it.
 func (l *live) legacyProbes(ctx context.Context) {
 	caps := l.s.Caps()
 	res := l.s.Resources()
-	if caps.Resources || len(res.Items) > 0 {
-		l.call(ctx, evidence.ProbeTag(ProbeEmptyParams), "resources/list", json.RawMessage(`{}`))
+	if (caps.Resources || len(res.Items) > 0) && l.x.needs(plan.ProbeEmptyParams) {
+		l.call(ctx, plan.ProbeEmptyParams.Tag(), "resources/list", json.RawMessage(`{}`))
 	}
-	if len(res.Pages) >= 2 {
+	if len(res.Pages) >= 2 && l.x.needs(plan.ProbeCursorRepeat) {
 		if c, ok := wire.String(res.Pages[0].Result()["nextCursor"]); ok {
-			l.call(ctx, evidence.ProbeTag(ProbeCursorRepeat), "resources/list", map[string]any{"cursor": c})
+			l.call(ctx, plan.ProbeCursorRepeat.Tag(), "resources/list", map[string]any{"cursor": c})
 		}
 	}
 	var uris []string
@@ -59,13 +45,13 @@ func (l *live) legacyProbes(ctx context.Context) {
 			uris = append(uris, rd.URI)
 		}
 	}
-	if caps.Subscribe && len(uris) > 0 {
+	if caps.Subscribe && len(uris) > 0 && l.x.needs(plan.ProbeSubscribe) {
 		l.subscribeRoundTrip(ctx, uris)
 	}
-	if caps.Resources && !caps.Subscribe && len(uris) > 0 {
-		l.call(ctx, evidence.ProbeTag(ProbeSubUndeclared), "resources/subscribe", map[string]any{"uri": uris[0]})
+	if caps.Resources && !caps.Subscribe && len(uris) > 0 && l.x.needs(plan.ProbeSubUndeclared) {
+		l.call(ctx, plan.ProbeSubUndeclared.Tag(), "resources/subscribe", map[string]any{"uri": uris[0]})
 	}
-	if l.s.Version == wire.V20250326 {
+	if l.s.Version == wire.V20250326 && l.x.needs(plan.ProbeBatch) {
 		l.batchProbe(ctx)
 	}
 }
@@ -74,7 +60,7 @@ func (l *live) legacyProbes(ctx context.Context) {
 // what changes a resource), waits briefly for updates, unsubscribes from
 // each, and reads again: no update may follow an unsubscribe.
 func (l *live) subscribeRoundTrip(ctx context.Context, uris []string) {
-	tag := func(step string) string { return evidence.ProbeTag(ProbeSubscribe, step) }
+	tag := func(step string) string { return plan.ProbeSubscribe.Tag(step) }
 	for _, u := range uris {
 		l.call(ctx, tag("subscribe"), "resources/subscribe", map[string]any{"uri": u})
 		l.call(ctx, tag("read"), "resources/read", map[string]any{"uri": u})
@@ -99,16 +85,16 @@ func (l *live) batchProbe(ctx context.Context) {
 		`{"jsonrpc":"2.0","id":"` + ids[1] + `","method":"resources/list"},` +
 		`{"jsonrpc":"2.0","method":"notifications/mcpconform-batch"}]`
 	c := l.p.c
-	c.Mark(transcript.Mark{Kind: transcript.Begin, Probe: ProbeBatch})
+	c.Mark(transcript.Mark{Kind: transcript.Begin, Probe: string(plan.ProbeBatch)})
 	from := c.Transcript().Len()
-	if _, err := c.Write(evidence.ProbeTag(ProbeBatch), []byte(line)); err == nil {
+	if _, err := c.Write(plan.ProbeBatch.Tag(), []byte(line)); err == nil {
 		seen := map[string]bool{}
 		deadline := time.Now().Add(c.Timeout())
 		// A server that reads in order has answered the batch, if it
 		// answers batches at all, by the time it answers a request sent
 		// after it: a server that drops batches costs that round trip, not
 		// the request deadline. Answers later still are found when judging.
-		if x := l.followUp(ctx, l.p, evidence.ProbeTag("settle"), min(c.Timeout(), aliveDeadline)); x.OK() {
+		if x := l.followUp(ctx, l.p, plan.ProbeSettle.Tag(), min(c.Timeout(), aliveDeadline)); x.OK() {
 			deadline = minTime(deadline, time.Now().Add(replyAfterAnswer))
 		}
 		for len(seen) < len(ids) && time.Now().Before(deadline) {
@@ -123,42 +109,44 @@ func (l *live) batchProbe(ctx context.Context) {
 			seen[id] = true
 		}
 	}
-	c.Mark(transcript.Mark{Kind: transcript.End, Probe: ProbeBatch})
+	c.Mark(transcript.Mark{Kind: transcript.End, Probe: string(plan.ProbeBatch)})
 }
 
-// heldStreamChecks judge what comes on, or ends, the listen stream the
-// 2026-07-28 probes leave open.
-var heldStreamChecks = []string{"tools-list-changed-only-if-declared", "prompts-list-changed-only-if-declared", "cancelled-only-for-listen"}
-
-// modernProbes run in a 2026-07-28 session after discovery: a request
-// carrying trace context; listen streams, one with a string id asking for
-// updates of a resource, one with an integer id asking for resource list
-// changes, and one for each of the tool and prompt lists whose listChanged
-// the server declares, all cancelled in the end; and one more asking for
-// tool and prompt list changes, which stays open until the process ends.
+// modernProbes run in a 2026-07-28 session after discovery, each when a
+// selected check needs it: a request carrying trace context (ProbeTrace);
+// listen streams (ProbeListen), one with a string id asking for updates
+// of a resource, one with an integer id asking for resource list changes,
+// and one for each of the tool and prompt lists whose listChanged the
+// server declares, all cancelled in the end; and one more asking for tool
+// and prompt list changes, which stays open until the process ends
+// (ProbeListenHeld).
 func (l *live) modernProbes(ctx context.Context) {
 	c := l.p.c
-	tag := func(step string) string { return evidence.ProbeTag(ProbeListen, step) }
+	tag := func(step string) string { return plan.ProbeListen.Tag(step) }
 	uri := ""
 	if rs := l.s.Reads(); len(rs) > 0 {
 		uri = rs[0].URI
 	}
-	filters := []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
-	if uri != "" {
-		filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
-	}
-	ids := []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
-	for _, kind := range []string{"tools", "prompts"} {
-		if l.s.Caps().Has(kind + ".listChanged") {
-			filters = append(filters, map[string]any{kind + "ListChanged": true})
-			ids = append(ids, c.NewID())
+	var filters []map[string]any
+	var ids []json.RawMessage
+	if l.x.needs(plan.ProbeListen) {
+		filters = []map[string]any{{"resourceSubscriptions": []string{}}, {"resourcesListChanged": true}}
+		if uri != "" {
+			filters[0] = map[string]any{"resourceSubscriptions": []string{uri}}
+		}
+		ids = []json.RawMessage{json.RawMessage(`"mcpconform-listen-1"`), c.NewID()}
+		for _, kind := range []string{"tools", "prompts"} {
+			if l.s.Caps().Has(kind + ".listChanged") {
+				filters = append(filters, map[string]any{kind + "ListChanged": true})
+				ids = append(ids, c.NewID())
+			}
 		}
 	}
 	streams := make([]*mockclient.Stream, len(filters))
-	if l.x.wanted("trace-context-format") {
+	if l.x.needs(plan.ProbeTrace) {
 		// A request carrying W3C trace context: a server that takes part
 		// in tracing may carry it on in what it sends.
-		l.call(ctx, evidence.ProbeTag(ProbeTrace), "server/discover", map[string]any{"_meta": map[string]any{"traceparent": traceparent, "tracestate": tracestate}})
+		l.call(ctx, plan.ProbeTrace.Tag(), "server/discover", map[string]any{"_meta": map[string]any{"traceparent": traceparent, "tracestate": tracestate}})
 	}
 	for i := range streams {
 		params, err := envelope.Wrap(map[string]any{"notifications": filters[i]})
@@ -175,7 +163,7 @@ func (l *live) modernProbes(ctx context.Context) {
 	for _, st := range streams {
 		st.WaitFor("notifications/subscriptions/acknowledged", wait)
 	}
-	if l.x.wanted(heldStreamChecks...) {
+	if l.x.needs(plan.ProbeListenHeld) {
 		// A third stream, asking for tool and prompt list changes, stays
 		// open to the end: list changes that tool calls cause later are
 		// delivered on it, and how the server ends it when stdin closes
@@ -188,6 +176,9 @@ func (l *live) modernProbes(ctx context.Context) {
 		if held, err := c.ListenTagged(tag("stream"), json.RawMessage(heldListenID), params); err == nil {
 			held.WaitFor("notifications/subscriptions/acknowledged", wait)
 		}
+	}
+	if len(streams) == 0 {
+		return
 	}
 	if uri != "" {
 		// A read may be what changes the resource on some servers.
@@ -217,7 +208,7 @@ func (l *live) modernProbes(ctx context.Context) {
 // listAfter lists resources again, every page, after all other traffic
 // (RES-CAP-03).
 func (l *live) listAfter(ctx context.Context) {
-	if l.s.Caps().Resources {
-		l.list(ctx, evidence.ProbeTag(ProbeListAfter), "resources/list")
+	if l.s.Caps().Resources && l.x.needs(plan.ProbeListAfter) {
+		l.list(ctx, plan.ProbeListAfter.Tag(), "resources/list")
 	}
 }

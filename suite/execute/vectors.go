@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/mockclient"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
@@ -33,14 +33,14 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) (died bool
 		return false
 	}
 	v := l.version()
-	if checks.VectorGate(t, v, l.s) != "" {
+	if plan.VectorGate(t, v, l.s) != "" {
 		return false
 	}
 	if t.Foreach == "resource" {
 		l.refreshResources(ctx)
 	}
-	provoking := checks.Provoking(t)
-	for i, it := range checks.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
+	provoking := plan.Provoking(t)
+	for i, it := range plan.VectorItems(t, v, l.x.run.Nonce, l.s, l.resources) {
 		if ctx.Err() != nil {
 			return died
 		}
@@ -156,7 +156,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 				// arriving later is still found when judging.
 				sent := time.Now()
 				pd := c.Send(ctx, r)
-				fu := l.followUp(ctx, p, evidence.ProbeTag("settle"), timeout)
+				fu := l.followUp(ctx, p, plan.ProbeSettle.Tag(), timeout)
 				wait := timeout - time.Since(sent)
 				if fu.OK() {
 					wait = min(wait, replyAfterAnswer)
@@ -207,7 +207,7 @@ func (l *live) runSteps(ctx context.Context, t *vectors.Test, item int, b map[st
 		if st.SilenceMs > 0 && !(t.CheckAlive && si == len(t.Steps)-1) {
 			// A reply may still come: the follow-up request bounds the wait,
 			// and a reply arriving later is still found when judging.
-			if l.awaitFollowUp(ctx, p, evidence.ProbeTag("settle")) {
+			if l.awaitFollowUp(ctx, p, plan.ProbeSettle.Tag()) {
 				answered = time.Now()
 			}
 		}
@@ -289,7 +289,7 @@ func (l *live) awaitFollowUp(ctx context.Context, p *proc, tag string) bool {
 			return
 		}
 		nudged = true
-		pd := p.c.Send(ctx, l.followUpRequest(p, evidence.ProbeTag("nudge"), max(timeout-time.Since(sent), minSuspect)))
+		pd := p.c.Send(ctx, l.followUpRequest(p, plan.ProbeNudge.Tag(), max(timeout-time.Since(sent), minSuspect)))
 		l.bg.Add(1)
 		go func() {
 			defer l.bg.Done()
@@ -345,7 +345,7 @@ func (l *live) refreshResources(ctx context.Context) {
 		}
 	}
 	if changed {
-		l.resources = l.list(ctx, evidence.ProbeTag(ProbeRefresh), "resources/list")
+		l.resources = l.list(ctx, plan.ProbeRefresh.Tag(), "resources/list")
 		l.lastList = l.p.c.Transcript().Len()
 	}
 }

@@ -1,14 +1,14 @@
-package checks
+package plan
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/wire"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ToolPolicy says which listed tools the suite may call. Calling a tool
@@ -33,10 +33,6 @@ const (
 )
 
 var toolKeywords = []string{CallNone, CallReadOnly, CallAll}
-
-// NoToolCalled is the reason a check of tool results gives when the
-// policy let the suite call no tool.
-const NoToolCalled = "no tool called: --call-tools none; pass --call-tools readonly|all|NAMES to judge tool results"
 
 // ParseToolPolicy reads --call-tools: none, readonly or all (exactly so,
 // in lower case), or a comma-separated list of tool names, spaces around
@@ -163,10 +159,10 @@ func ReadOnly(tool json.RawMessage) bool {
 	return string(wire.Object(wire.Object(tool)["annotations"])["readOnlyHint"]) == "true"
 }
 
-// PlanToolCall says whether the suite calls a listed tool under the
+// ToolCall says whether the suite calls a listed tool under the
 // policy, and with which arguments: args is nil and why says why when it
 // does not.
-func PlanToolCall(tool json.RawMessage, p ToolPolicy) (name string, args map[string]any, why string) {
+func ToolCall(tool json.RawMessage, p ToolPolicy) (name string, args map[string]any, why string) {
 	m := wire.Object(tool)
 	name, ok := wire.String(m["name"])
 	if !ok {
@@ -200,7 +196,7 @@ func ToolArguments(raw json.RawMessage) (map[string]any, string) {
 		return nil, "its inputSchema does not describe an object"
 	}
 	if err := validateArgs(raw, args); err != nil {
-		return nil, "the arguments the suite could build do not satisfy its inputSchema: " + clipString(schemaProblem(err), 160)
+		return nil, "the arguments the suite could build do not satisfy its inputSchema: " + clip(SchemaProblem(err), 160)
 	}
 	return args, ""
 }
@@ -226,7 +222,7 @@ func BrokenArguments(raw json.RawMessage, args map[string]any) (broken map[strin
 		}
 	}
 	props := wire.Object(schema["properties"])
-	for _, k := range sortedKeys(props) {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		typ, _ := wire.String(wire.Object(props[k])["type"])
 		var wrong any
 		switch typ {
@@ -252,7 +248,7 @@ func BrokenArguments(raw json.RawMessage, args map[string]any) (broken map[strin
 // validateArgs checks arguments against an inputSchema, compiled as its
 // dialect says with every external reference refused.
 func validateArgs(raw json.RawMessage, args map[string]any) error {
-	sch, err := compiled(raw)
+	sch, err := CompileSchema(raw)
 	if err != nil {
 		return err
 	}
@@ -260,7 +256,7 @@ func validateArgs(raw json.RawMessage, args map[string]any) error {
 	if err != nil {
 		return err
 	}
-	v, err := decodeSchemaValue(b)
+	v, err := DecodeSchemaValue(b)
 	if err != nil {
 		return err
 	}
@@ -440,25 +436,10 @@ func decode(raw json.RawMessage) any {
 	return v
 }
 
-// compiled compiles a schema as its dialect says (2020-12 when it names
-// none), with every external reference refused.
-func compiled(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
-	if err != nil {
-		return nil, err
+// clip shortens s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noFetch{})
-	const loc = "mcpconform:///schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
-}
-
-// decodeSchemaValue decodes JSON the way the schema library validates it
-// (numbers kept exact).
-func decodeSchemaValue(raw json.RawMessage) (any, error) {
-	return jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	return s
 }

@@ -1,4 +1,4 @@
-package checks_test
+package plan_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/plan"
 )
 
 // TestToolArguments builds arguments from inputSchemas: the required
@@ -38,7 +38,7 @@ func TestToolArguments(t *testing.T) {
 		{"rejected by the schema", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false,"minProperties":2}`, nil, "satisfy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, why := checks.ToolArguments(json.RawMessage(tc.schema))
+			got, why := plan.ToolArguments(json.RawMessage(tc.schema))
 			if tc.refused != "" {
 				if got != nil || !strings.Contains(why, tc.refused) {
 					t.Fatalf("got %v, %q; want a refusal saying %q", got, why, tc.refused)
@@ -61,17 +61,17 @@ func TestToolArguments(t *testing.T) {
 
 func TestBrokenArguments(t *testing.T) {
 	required := json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)
-	args, _ := checks.ToolArguments(required)
-	broken, what, ok := checks.BrokenArguments(required, args)
+	args, _ := plan.ToolArguments(required)
+	broken, what, ok := plan.BrokenArguments(required, args)
 	if !ok || len(broken) != 1 || !strings.Contains(what, `"a" left out`) {
 		t.Fatalf("got %v, %q, %v; want a left out", broken, what, ok)
 	}
 	typed := json.RawMessage(`{"type":"object","properties":{"s":{"type":"string"}}}`)
-	broken, what, ok = checks.BrokenArguments(typed, map[string]any{})
+	broken, what, ok = plan.BrokenArguments(typed, map[string]any{})
 	if !ok || broken["s"] == nil || !strings.Contains(what, "type string") {
 		t.Fatalf("got %v, %q, %v; want s of another type", broken, what, ok)
 	}
-	if _, _, ok := checks.BrokenArguments(json.RawMessage(`{"type":"object"}`), map[string]any{}); ok {
+	if _, _, ok := plan.BrokenArguments(json.RawMessage(`{"type":"object"}`), map[string]any{}); ok {
 		t.Fatal("a schema that constrains nothing was broken")
 	}
 }
@@ -96,7 +96,7 @@ func TestToolPolicy(t *testing.T) {
 		{"all", []string{"destroyer", "reader", "stringy", "unannotated"}},
 		{"destroyer, unannotated", []string{"destroyer", "unannotated"}},
 	} {
-		p, err := checks.ParseToolPolicy(tc.flag)
+		p, err := plan.ParseToolPolicy(tc.flag)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,31 +104,31 @@ func TestToolPolicy(t *testing.T) {
 			t.Errorf("--call-tools %q (-want +got):\n%s", tc.flag, cmp.Diff(tc.called, got))
 		}
 	}
-	if got := called(checks.ToolPolicy{}, tools); got != nil {
+	if got := called(plan.ToolPolicy{}, tools); got != nil {
 		t.Errorf("the zero policy calls %v, want none", got)
 	}
 	for _, bad := range []string{"", " , ", "ALL", "None", "read-only", "Read_Only", "*", "true", "echo,,add", "echo,", "all,echo", "echo,readonly", "echo\x00"} {
-		if p, err := checks.ParseToolPolicy(bad); err == nil {
+		if p, err := plan.ParseToolPolicy(bad); err == nil {
 			t.Errorf("--call-tools %q was accepted as %+v", bad, p)
 		}
 	}
-	p, _ := checks.ParseToolPolicy("b, a, b")
+	p, _ := plan.ParseToolPolicy("b, a, b")
 	if d := cmp.Diff([]string{"b", "a"}, p.Names); d != "" {
 		t.Errorf("names (-want +got):\n%s", d)
 	}
 	if got := p.Unlisted([]json.RawMessage{json.RawMessage(`{"name":"a"}`)}); !cmp.Equal(got, []string{"b"}) {
 		t.Errorf("unlisted: got %v, want [b]", got)
 	}
-	if got := checks.RecordedToolPolicy("").String(); got != "readonly" {
+	if got := plan.RecordedToolPolicy("").String(); got != "readonly" {
 		t.Errorf("evidence that recorded no policy: got %s, want readonly, the default then", got)
 	}
 }
 
 // called returns the names of tools, sorted, that the policy calls.
-func called(p checks.ToolPolicy, tools map[string]string) []string {
+func called(p plan.ToolPolicy, tools map[string]string) []string {
 	var out []string
 	for _, name := range []string{"destroyer", "reader", "stringy", "unannotated"} {
-		if _, _, why := checks.PlanToolCall(json.RawMessage(tools[name]), p); why == "" {
+		if _, _, why := plan.ToolCall(json.RawMessage(tools[name]), p); why == "" {
 			out = append(out, name)
 		}
 	}
