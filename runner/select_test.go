@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"strings"
@@ -101,7 +101,7 @@ func TestCatalogueSelectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks := listChecks(files)
+	checks := Checks(files)
 	// ERR-15 is only ever an outcome's requirement: results of tests filed
 	// under ERR-04 and others may be reported under it.
 	for _, sel := range []string{"level:MUST", "area:resources", "robustness", "resources-read-*", "RES-READ-05", "must not", "LIFE-01", "ERR-15"} {
@@ -113,66 +113,6 @@ func TestCatalogueSelectors(t *testing.T) {
 	s, _ := parseSelectors("only", []string{"resources", "no-such-check"})
 	if bad, ok := unmatchedSelector(s, checks); !ok || bad.text != "no-such-check" {
 		t.Errorf("got %v %v, want no-such-check reported", bad, ok)
-	}
-}
-
-// TestOnlySkipEndToEnd filters a real run.
-func TestOnlySkipEndToEnd(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		flags []string
-		keep  func(id, req, level, area string, labels []string) bool
-	}{
-		{"glob", []string{"--only", "resources-read-*"}, func(id, _, _, _ string, _ []string) bool { return strings.HasPrefix(id, "resources-read-") }},
-		{"level, any case", []string{"--only", "should"}, func(_, _, level, _ string, _ []string) bool { return level == "SHOULD" }},
-		{"area label and requirement", []string{"--only", "area:stdio,PING-01"}, func(_, req, _, area string, _ []string) bool { return area == "stdio" || req == "PING-01" }},
-		{"skip level label", []string{"--skip", "level:MUST", "--skip", "area:resources"}, func(_, _, level, area string, _ []string) bool {
-			return level != "MUST" && area != "resources"
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			r := runCLIIn(t, dir, append(tc.flags, "--json", "r.json")...)
-			if r.code != exitConformant {
-				t.Fatalf("got exit %d\n%v", r.code, r)
-			}
-			rep := readJSONReport(t, dir+"/r.json")
-			if len(rep.Results) == 0 {
-				t.Fatal("no results")
-			}
-			for _, res := range rep.Results {
-				if !tc.keep(res.ID, res.Requirement, res.Level, res.Area, res.Labels) {
-					t.Errorf("%s (%s, %s, %s) should have been filtered out", res.ID, res.Requirement, res.Level, res.Area)
-				}
-			}
-		})
-	}
-	t.Run("filter keeps a failure out", func(t *testing.T) {
-		t.Parallel()
-		if r := runCLI(t, against(t, []string{"--skip", "area:ping,META-01"}, failingFault)...); r.code != exitConformant {
-			t.Errorf("skipping the failing checks: got exit %d, want 0\n%v", r.code, r)
-		}
-	})
-}
-
-// TestNamesWord: the start-up hint names a variable only when the
-// server's stderr names it as a word, not inside an identifier.
-func TestNamesWord(t *testing.T) {
-	for _, tc := range []struct {
-		text, name string
-		want       bool
-	}{
-		{"fatal: API_KEY is not set", "API_KEY", true},
-		{"API_KEY", "API_KEY", true},
-		{"missing $API_KEY.", "API_KEY", true},
-		{"at Module._load (node:internal)", "_", false},
-		{"MY_API_KEY_2 is unset", "API_KEY", false},
-		{"HOME_DIR and HOME", "HOME", true},
-	} {
-		if got := namesWord(tc.text, tc.name); got != tc.want {
-			t.Errorf("namesWord(%q, %q) = %v, want %v", tc.text, tc.name, got, tc.want)
-		}
 	}
 }
 
@@ -197,11 +137,32 @@ func TestWantedByOutcomeRequirement(t *testing.T) {
 		{nil, []string{"ERR-04"}, false},
 		{[]string{"ERR-13"}, nil, false},
 	} {
-		o := &options{}
-		o.onlySel, _ = parseSelectors("only", tc.only)
-		o.skipSel, _ = parseSelectors("skip", tc.skip)
-		if got := wanted(o, files)(id); got != tc.want {
+		only, _ := parseSelectors("only", tc.only)
+		skip, _ := parseSelectors("skip", tc.skip)
+		if got := wanted(only, skip, Checks(files))(id); got != tc.want {
 			t.Errorf("--only %v --skip %v: %s runs: got %v, want %v", tc.only, tc.skip, id, got, tc.want)
+		}
+	}
+}
+
+func TestNearestSelector(t *testing.T) {
+	catalogue := []Check{
+		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"}, nil)},
+		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil, nil)},
+	}
+	for sel, want := range map[string]string{
+		"area:resource":  "area:resources",
+		"AREA:RESOURCE":  "area:resources",
+		"resource":       "resources",
+		"ping-empty":     "ping-empty*",
+		"sdk-divergance": "sdk-divergence",
+		"res-read-5":     "RES-READ-05",
+		"level:MUTS":     "level:MUST",
+		"zzzzzzzzzzzzzz": "",
+	} {
+		s, _ := parseSelectors("only", []string{sel})
+		if got := nearestSelector(s[0], catalogue); got != want {
+			t.Errorf("%q: got %q, want %q", sel, got, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/wire"
@@ -187,7 +188,7 @@ func nearestFaults(name string, known []string, n int) []string {
 	var close []scored
 	limit := max(2, len(name)/3)
 	for _, k := range known {
-		if d := editDistance(name, k); d <= limit {
+		if d := spelling.Distance(name, k); d <= limit {
 			close = append(close, scored{k, d})
 		}
 	}
