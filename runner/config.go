@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/baseline"
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/suite/checks"
+	"github.com/mcpconform/mcpconform/suite/listing"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -89,7 +90,7 @@ type Runner struct {
 	cfg Config
 	// catalogue is what selectors and baseline entries must name: the
 	// checks of cfg.Vectors, or of the embedded vectors.
-	catalogue        []Check
+	catalogue        []listing.Check
 	onlySel, skipSel []selector
 	baseline         *baseline.Baseline
 }
@@ -114,7 +115,7 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.JudgeTimeout == 0 {
 		cfg.JudgeTimeout = 60 * time.Second
 	}
-	r := &Runner{cfg: cfg, catalogue: Checks(files)}
+	r := &Runner{cfg: cfg, catalogue: listing.Checks(files)}
 	var err error
 	if r.onlySel, err = parseSelectors("only", cfg.Only); err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func New(cfg Config) (*Runner, error) {
 
 // loadBaseline loads the baseline at path and checks that its entries name
 // checks, areas and protocol versions that exist.
-func loadBaseline(path string, checks []Check) (*baseline.Baseline, error) {
+func loadBaseline(path string, checks []listing.Check) (*baseline.Baseline, error) {
 	bl, err := baseline.Load(path)
 	if err != nil {
 		return nil, err

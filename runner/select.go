@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/listing"
 )
 
 // A selector is one value of --only or --skip. It names a check id
@@ -40,6 +41,10 @@ func parseSelectors(flagName string, values []string) ([]selector, error) {
 type checkNames struct {
 	ID, Requirement, Level, Area string
 	Labels                       []string
+}
+
+func namesOf(c listing.Check) checkNames {
+	return checkNames{c.ID, c.Requirement, c.Level, c.Area, c.Labels}
 }
 
 func resultNames(r *reports.Result) checkNames {
@@ -93,11 +98,11 @@ func anyMatches(sel []selector, c checkNames) bool {
 
 // unmatchedSelector returns the first selector that matches no check of the
 // catalogue, so a typo in --only fails fast instead of running nothing.
-func unmatchedSelector(sel []selector, catalogue []Check) (selector, bool) {
+func unmatchedSelector(sel []selector, catalogue []listing.Check) (selector, bool) {
 	for _, s := range sel {
 		found := false
 		for _, e := range catalogue {
-			if s.matches(e.names()) {
+			if s.matches(namesOf(e)) {
 				found = true
 				break
 			}
@@ -129,7 +134,7 @@ func filterResults(in []reports.Result, only, skip []selector) []reports.Result 
 // nearestSelector returns the name a check answers to that is closest to
 // the selector s (by edit distance, ignoring case), as the catalogue spells
 // it, or "" when nothing is close enough to be a likely typo.
-func nearestSelector(s selector, catalogue []Check) string {
+func nearestSelector(s selector, catalogue []listing.Check) string {
 	best, bestDist := "", -1
 	seen := map[string]bool{}
 	consider := func(name string) {
@@ -175,13 +180,13 @@ func nearestSelector(s selector, catalogue []Check) string {
 // --skip leaves it out only by a name that is the same in every version
 // and outcome (id, its own requirement, area, flag). Results are then
 // filtered exactly, result by result.
-func wanted(onlySel, skipSel []selector, catalogue []Check) func(id string) bool {
+func wanted(onlySel, skipSel []selector, catalogue []listing.Check) func(id string) bool {
 	if len(onlySel) == 0 && len(skipSel) == 0 {
 		return nil
 	}
 	only, skip := map[string]bool{}, map[string]bool{}
 	for _, e := range catalogue {
-		n := e.names()
+		n := namesOf(e)
 		if len(onlySel) == 0 || anyMatches(onlySel, n) || anyMatches(onlySel, levelNames(n)) {
 			only[e.ID] = true
 		}

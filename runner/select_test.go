@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/listing"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
@@ -101,7 +102,7 @@ func TestCatalogueSelectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks := Checks(files)
+	checks := listing.Checks(files)
 	// ERR-15 is only ever an outcome's requirement: results of tests filed
 	// under ERR-04 and others may be reported under it.
 	for _, sel := range []string{"level:MUST", "area:resources", "robustness", "resources-read-*", "RES-READ-05", "must not", "LIFE-01", "ERR-15"} {
@@ -139,16 +140,16 @@ func TestWantedByOutcomeRequirement(t *testing.T) {
 	} {
 		only, _ := parseSelectors("only", tc.only)
 		skip, _ := parseSelectors("skip", tc.skip)
-		if got := wanted(only, skip, Checks(files))(id); got != tc.want {
+		if got := wanted(only, skip, listing.Checks(files))(id); got != tc.want {
 			t.Errorf("--only %v --skip %v: %s runs: got %v, want %v", tc.only, tc.skip, id, got, tc.want)
 		}
 	}
 }
 
 func TestNearestSelector(t *testing.T) {
-	catalogue := []Check{
-		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"}, nil)},
-		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil, nil)},
+	catalogue := []listing.Check{
+		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: []string{"level:MUST NOT", "area:resources", "sdk-divergence"}},
+		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: []string{"level:MUST", "area:ping"}},
 	}
 	for sel, want := range map[string]string{
 		"area:resource":  "area:resources",

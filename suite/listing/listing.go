@@ -1,4 +1,7 @@
-package runner
+// Package listing lists the checks of the suite, with the names --only and
+// --skip select them by, and the requirements of the catalogue with the
+// checks that test each: what `mcpconform list` prints.
+package listing
 
 import (
 	"slices"
@@ -27,10 +30,6 @@ type Check struct {
 	// Needs is what the server must do on its own for the check to judge
 	// anything, where the suite's traffic cannot make it.
 	Needs string `json:"needs,omitempty"`
-}
-
-func (e Check) names() checkNames {
-	return checkNames{e.ID, e.Requirement, e.Level, e.Area, e.Labels}
 }
 
 // labels mirrors the labels results carry: the levels the requirement
