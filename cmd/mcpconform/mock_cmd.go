@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -148,7 +147,7 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer f.Close()
-		opts.Record = &pidLines{w: f, pid: pid}
+		opts.Record = mockserver.SharedRecord(f, pid)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -210,38 +209,4 @@ func nearestFaults(name string, known []string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// pidLines writes the mock's record to a file shared with other processes:
-// each JSON line gets "pid" as its first member and goes out in one write,
-// so that lines of processes appending at once never interleave.
-type pidLines struct {
-	w       io.Writer
-	pid     int
-	pending []byte
-}
-
-func (p *pidLines) Write(b []byte) (int, error) {
-	p.pending = append(p.pending, b...)
-	for {
-		i := bytes.IndexByte(p.pending, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := p.pending[:i+1]
-		var out []byte
-		if len(line) > 1 && line[0] == '{' {
-			out = fmt.Appendf(nil, `{"pid":%d,`, p.pid)
-			if bytes.HasPrefix(line, []byte("{}")) {
-				out = out[:len(out)-1] // {"pid":N} for an empty object
-			}
-			out = append(out, line[1:]...)
-		} else {
-			out = append([]byte(nil), line...)
-		}
-		p.pending = p.pending[i+1:]
-		if _, err := p.w.Write(out); err != nil {
-			return len(b), err
-		}
-	}
 }
