@@ -61,8 +61,8 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
-	if code, ok := checkDestinations(o, stderr); !ok {
-		return code
+	if !checkDestinations(o, stderr) {
+		return exitUsage
 	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()

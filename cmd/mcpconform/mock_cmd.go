@@ -169,44 +169,10 @@ func checkFaults(names []string) error {
 		if slices.Contains(known, n) {
 			continue
 		}
-		if near := nearestFaults(n, known, 3); len(near) > 0 {
+		if near := spelling.Nearest(n, known, 3); len(near) > 0 {
 			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
 		}
 		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
 	}
 	return nil
-}
-
-// nearestFaults returns at most n names of known close to name: those
-// within a few edits, else those that contain it.
-func nearestFaults(name string, known []string, n int) []string {
-	type scored struct {
-		name string
-		d    int
-	}
-	var close []scored
-	limit := max(2, len(name)/3)
-	for _, k := range known {
-		if d := spelling.Distance(name, k); d <= limit {
-			close = append(close, scored{k, d})
-		}
-	}
-	if len(close) == 0 {
-		for _, k := range known {
-			if strings.Contains(k, name) {
-				close = append(close, scored{k, len(k)})
-			}
-		}
-	}
-	slices.SortFunc(close, func(a, b scored) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	var out []string
-	for _, c := range close[:min(n, len(close))] {
-		out = append(out, c.name)
-	}
-	return out
 }

@@ -100,8 +100,8 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return nil, exitUsage
 	}
-	if code, ok := checkDestinations(o, stderr); !ok {
-		return nil, code
+	if !checkDestinations(o, stderr) {
+		return nil, exitUsage
 	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()
@@ -127,8 +127,8 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 }
 
 // checkDestinations checks the report destinations before anything runs,
-// so a typo does not cost a whole run.
-func checkDestinations(o *options, stderr io.Writer) (int, bool) {
+// so a typo does not cost a whole run, printing what is wrong.
+func checkDestinations(o *options, stderr io.Writer) bool {
 	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.evidence} {
 		if p == "" || p == "-" {
 			continue
@@ -136,17 +136,17 @@ func checkDestinations(o *options, stderr io.Writer) (int, bool) {
 		if dir := filepath.Dir(p); dir != "" {
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				fmt.Fprintf(stderr, "mcpconform: cannot write %s: no directory %s\n", p, dir)
-				return exitUsage, false
+				return false
 			}
 		}
 	}
 	if o.reportDir != "" {
 		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 			fmt.Fprintf(stderr, "mcpconform: --report-dir: %v\n", err)
-			return exitUsage, false
+			return false
 		}
 	}
-	return 0, true
+	return true
 }
 
 // printDidNotStart prints the short block a user sees when the server
