@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/spelling"
 )
 
 // Variant describes a legal variation: behaviour a correct server may show
@@ -345,7 +347,7 @@ func quoteJoin(names []string) string {
 func nearestVariant(name string) string {
 	best, bestDist := "", -1
 	for _, d := range variantCatalogue {
-		dist := editDistance(strings.ToLower(name), d.Name)
+		dist := spelling.Distance(strings.ToLower(name), d.Name)
 		if bestDist < 0 || dist < bestDist || dist == bestDist && d.Name < best {
 			best, bestDist = d.Name, dist
 		}
@@ -359,27 +361,6 @@ func nearestVariant(name string) string {
 		}
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // variantSet is the set of variants switched on for one server.

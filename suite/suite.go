@@ -105,9 +105,20 @@ func Planned(r *evidence.Run, files []*vectors.File, why string) []reports.Resul
 
 // Judge judges every check of a run without Ginkgo (for tests and tools).
 func Judge(r *evidence.Run, files []*vectors.File) []reports.Result {
+	return JudgeEach(r, files, nil)
+}
+
+// JudgeEach is Judge calling onResult (when set) with each result as it
+// is judged: the same results as RunInProcess, in a process that may
+// judge more than once.
+func JudgeEach(r *evidence.Run, files []*vectors.File, onResult func(reports.Result)) []reports.Result {
 	var out []reports.Result
 	for _, s := range specsOf(r, files) {
-		out = append(out, s.judge())
+		res := s.judge()
+		if onResult != nil {
+			onResult(res)
+		}
+		out = append(out, res)
 	}
 	return out
 }

@@ -74,8 +74,8 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var prev, existing *baseline.Baseline
-	if o.baseline != "" {
-		if prev, err = baseline.Load(o.baseline); err != nil {
+	if o.run.Baseline != "" {
+		if prev, err = baseline.Load(o.run.Baseline); err != nil {
 			fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
 			return exitUsage
 		}
@@ -97,7 +97,6 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	rep.Strict = o.strict
 	if err := writeReports(o, rep, io.Discard, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
 		return exitUsage
@@ -111,10 +110,10 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	reason := "known failure, recorded by mcpconform baseline"
-	if o.strict {
+	if o.run.Strict {
 		reason = "known failure or warning, recorded by mcpconform baseline --strict"
 	}
-	b := baseline.FromResults(rep.Results, reason, o.strict, prev, existing)
+	b := baseline.FromResults(rep.Results, reason, o.run.Strict, prev, existing)
 	if err := b.Write(*out); err != nil {
 		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
 		return exitUsage

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -114,44 +115,30 @@ func (f colorFlag) Set(v string) error {
 	return errors.New("want auto, always or never; write e.g. --color=never")
 }
 
-// options are the flags of a suite run.
+// options are the flags of a suite run: those that configure the run, and
+// those that say where its reports go.
 type options struct {
-	timeout        time.Duration
-	startTimeout   time.Duration
-	runTimeout     time.Duration
-	grace          time.Duration
-	maxMessageSize int
-	specVersion    string
-	env            envFlag
-	inheritEnv     bool
-	dir            string
-	vectors        string
-	jsonOut        string
-	junitOut       string
-	markdownOut    string
-	htmlOut        string
-	reportDir      string
-	evidence       string
-	baseline       string
-	strict         bool
-	only, skip     []string
-	// callTools is --call-tools; toolPolicy, the policy it names.
-	callTools  string
-	toolPolicy plan.ToolPolicy
+	run runner.Config
+	// callTools is --call-tools; validate parses it into run.CallTools.
+	callTools string
 	// callToolsSet is set when --call-tools was given.
 	callToolsSet bool
-	// onlySel and skipSel are only and skip parsed.
-	onlySel, skipSel []selector
 	// builtIn is set when no command was given: the run is against the
 	// built-in reference server.
 	builtIn     bool
+	vectors     string
+	jsonOut     string
+	junitOut    string
+	markdownOut string
+	htmlOut     string
+	reportDir   string
+	evidence    string
 	noColor     bool
 	color       string
 	verbose     bool
 	quiet       bool
 	showVersion bool
 	help        bool
-	parallel    int
 }
 
 // minRunTimeout is the shortest --run-timeout accepted. Even the built-in
@@ -166,15 +153,15 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	// the whole flag list.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	durationVar(fs, &o.timeout, "timeout", 10*time.Second, "deadline of one request, a `duration` such as 10s or 1m30s")
-	durationVar(fs, &o.startTimeout, "start-timeout", 20*time.Second, "the longest `duration` from starting a server process to its initialize result")
-	durationVar(fs, &o.runTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
-	durationVar(fs, &o.grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
-	fs.IntVar(&o.maxMessageSize, "max-message-size", 64<<20, "longest stdout line read, in `bytes`; a longer line is not read into memory, and is recorded, not judged (the spec sets no size)")
-	fs.StringVar(&o.specVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(wire.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
-	fs.Var(&o.env, "env", "add `KEY=VALUE` to the server's environment (repeatable)")
-	fs.BoolVar(&o.inheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
-	fs.StringVar(&o.dir, "cwd", "", "working directory `DIR` of the server")
+	durationVar(fs, &o.run.Timeout, "timeout", 10*time.Second, "deadline of one request, a `duration` such as 10s or 1m30s")
+	durationVar(fs, &o.run.StartTimeout, "start-timeout", 20*time.Second, "the longest `duration` from starting a server process to its initialize result")
+	durationVar(fs, &o.run.RunTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
+	durationVar(fs, &o.run.Grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
+	fs.IntVar(&o.run.MaxMessageSize, "max-message-size", 64<<20, "longest stdout line read, in `bytes`; a longer line is not read into memory, and is recorded, not judged (the spec sets no size)")
+	fs.StringVar(&o.run.SpecVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(wire.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
+	fs.Var((*envFlag)(&o.run.Env), "env", "add `KEY=VALUE` to the server's environment (repeatable)")
+	fs.BoolVar(&o.run.InheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
+	fs.StringVar(&o.run.Dir, "cwd", "", "working directory `DIR` of the server")
 	fs.StringVar(&o.vectors, "vectors", "", "load vectors from this file or directory `PATH` instead of the built-in ones")
 	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report to `FILE` (- for stdout)")
 	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE` (- for stdout)")
@@ -182,10 +169,10 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
 	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names")
 	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
-	fs.StringVar(&o.baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
-	fs.BoolVar(&o.strict, "strict", false, "warnings make the run fail too")
-	fs.Var(listFlag{&o.only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
-	fs.Var(listFlag{&o.skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
+	fs.StringVar(&o.run.Baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
+	fs.BoolVar(&o.run.Strict, "strict", false, "warnings make the run fail too")
+	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
+	fs.Var(listFlag{&o.run.Skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
 	fs.StringVar(&o.callTools, "call-tools", plan.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list); without a server command, the built-in reference server's own tools are all called")
 	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
@@ -193,7 +180,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.BoolVar(&o.verbose, "v", false, "the same as --verbose")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary and the failing, warning and erroring checks, one line each")
 	fs.BoolVar(&o.quiet, "q", false, "the same as --quiet")
-	fs.IntVar(&o.parallel, "parallel", 4, "server processes run at once (at least 1)")
+	fs.IntVar(&o.run.Parallel, "parallel", 4, "server processes run at once (at least 1)")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	return fs, o
@@ -208,48 +195,48 @@ func (o *options) validate() error {
 		v       time.Duration
 		example string
 	}{
-		{"timeout", o.timeout, "10s"},
-		{"start-timeout", o.startTimeout, "20s"},
-		{"run-timeout", o.runTimeout, "5m"},
-		{"grace", o.grace, "2s"},
+		{"timeout", o.run.Timeout, "10s"},
+		{"start-timeout", o.run.StartTimeout, "20s"},
+		{"run-timeout", o.run.RunTimeout, "5m"},
+		{"grace", o.run.Grace, "2s"},
 	} {
 		if d.v <= 0 {
 			return fmt.Errorf("--%s %s: must be more than zero; write e.g. --%s %s", d.name, d.v, d.name, d.example)
 		}
 	}
-	if o.runTimeout < minRunTimeout {
-		return fmt.Errorf("--run-timeout %s: too short for any run (the least is %s); write e.g. --run-timeout 5m", o.runTimeout, minRunTimeout)
+	if o.run.RunTimeout < minRunTimeout {
+		return fmt.Errorf("--run-timeout %s: too short for any run (the least is %s); write e.g. --run-timeout 5m", o.run.RunTimeout, minRunTimeout)
 	}
-	if o.maxMessageSize <= 0 {
-		return fmt.Errorf("--max-message-size %d: must be a positive number of bytes; write e.g. --max-message-size 1048576", o.maxMessageSize)
+	if o.run.MaxMessageSize <= 0 {
+		return fmt.Errorf("--max-message-size %d: must be a positive number of bytes; write e.g. --max-message-size 1048576", o.run.MaxMessageSize)
 	}
-	if o.parallel < 1 {
-		return fmt.Errorf("--parallel %d: at least one server process must run; write e.g. --parallel 4", o.parallel)
+	if o.run.Parallel < 1 {
+		return fmt.Errorf("--parallel %d: at least one server process must run; write e.g. --parallel 4", o.run.Parallel)
 	}
-	if o.dir != "" {
-		st, err := os.Stat(o.dir)
+	if o.run.Dir != "" {
+		st, err := os.Stat(o.run.Dir)
 		switch {
 		case err != nil && errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("--cwd %s: no such directory; write e.g. --cwd ./server", o.dir)
+			return fmt.Errorf("--cwd %s: no such directory; write e.g. --cwd ./server", o.run.Dir)
 		case err != nil:
-			return fmt.Errorf("--cwd %s: %v", o.dir, err)
+			return fmt.Errorf("--cwd %s: %v", o.run.Dir, err)
 		case !st.IsDir():
-			return fmt.Errorf("--cwd %s: not a directory; write e.g. --cwd %s", o.dir, dirOf(o.dir))
+			return fmt.Errorf("--cwd %s: not a directory; write e.g. --cwd %s", o.run.Dir, dirOf(o.run.Dir))
 		}
 	}
-	v := strings.TrimSpace(o.specVersion)
+	v := strings.TrimSpace(o.run.SpecVersion)
 	if strings.EqualFold(v, "all") {
 		v = "all"
 	}
 	if v != "" && v != "all" && !wire.KnownVersion(v) {
-		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.specVersion, strings.Join(wire.AllVersions, ", "), wire.Newest)
+		return fmt.Errorf("unknown --spec-version %q: want one of %s, or all; write e.g. --spec-version %s", o.run.SpecVersion, strings.Join(wire.AllVersions, ", "), wire.Newest)
 	}
-	o.specVersion = v
+	o.run.SpecVersion = v
 	p, err := plan.ParseToolPolicy(o.callTools)
 	if err != nil {
 		return err
 	}
-	o.toolPolicy = p
+	o.run.CallTools = p
 	if o.noColor {
 		if o.color == colorAlways {
 			return errors.New("--no-color and --color=always contradict each other; write one of them")

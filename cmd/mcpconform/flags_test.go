@@ -414,28 +414,6 @@ func recordedPIDs(t *testing.T, path string) map[string]bool {
 	return pids
 }
 
-func TestNearestSelector(t *testing.T) {
-	catalogue := []checkEntry{
-		{ID: "resources-read-unknown-uri", Requirement: "RES-READ-05", Level: "MUST NOT", Area: "resources", Labels: labels([]string{"level:MUST NOT"}, "resources", []string{"sdk-divergence"}, nil)},
-		{ID: "ping-empty-result", Requirement: "PING-01", Level: "MUST", Area: "ping", Labels: labels([]string{"level:MUST"}, "ping", nil, nil)},
-	}
-	for sel, want := range map[string]string{
-		"area:resource":  "area:resources",
-		"AREA:RESOURCE":  "area:resources",
-		"resource":       "resources",
-		"ping-empty":     "ping-empty*",
-		"sdk-divergance": "sdk-divergence",
-		"res-read-5":     "RES-READ-05",
-		"level:MUTS":     "level:MUST",
-		"zzzzzzzzzzzzzz": "",
-	} {
-		s, _ := parseSelectors("only", []string{sel})
-		if got := nearestSelector(s[0], catalogue); got != want {
-			t.Errorf("%q: got %q, want %q", sel, got, want)
-		}
-	}
-}
-
 // TestToolCallPolicy proves from the evidence of each run (every line
 // mcpconform sent, every line of the server's stderr) that a default run
 // calls no tool, not even one annotated readOnlyHint: true that in truth

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 func judgeUsage(w io.Writer) {
@@ -51,22 +52,25 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
-	bl, err := prepareSelection(o, nil)
+	console := consoleWriter(o, stdout, stderr)
+	cfg := o.run
+	cfg.Tool, cfg.Ginkgo = version, true
+	cfg.Terminal = progressTerminal(o.quiet, console, stderr)
+	r, err := runner.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
-	if code, ok := checkDestinations(o, stderr); !ok {
-		return code
+	if !checkDestinations(o, stderr) {
+		return exitUsage
 	}
-	console := consoleWriter(o, stdout, stderr)
 	stop := catchInterrupts(stderr)
 	defer stop.release()
-	rep, code := judgeRun(o, run, bl, progressTerminal(o.quiet, console, stderr), stop, stderr)
+	rep, out, err := r.Judge(stop.ctx, run)
+	rep, code := tell(stderr, rep, out, err)
 	if rep == nil {
 		return code
 	}
-	rep.Strict = o.strict
 	if err := writeReports(o, rep, console, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/wire"
@@ -147,7 +147,7 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer f.Close()
-		opts.Record = &pidLines{w: f, pid: pid}
+		opts.Record = mockserver.SharedRecord(f, pid)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -169,78 +169,10 @@ func checkFaults(names []string) error {
 		if slices.Contains(known, n) {
 			continue
 		}
-		if near := nearestFaults(n, known, 3); len(near) > 0 {
+		if near := spelling.Nearest(n, known, 3); len(near) > 0 {
 			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
 		}
 		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
 	}
 	return nil
-}
-
-// nearestFaults returns at most n names of known close to name: those
-// within a few edits, else those that contain it.
-func nearestFaults(name string, known []string, n int) []string {
-	type scored struct {
-		name string
-		d    int
-	}
-	var close []scored
-	limit := max(2, len(name)/3)
-	for _, k := range known {
-		if d := editDistance(name, k); d <= limit {
-			close = append(close, scored{k, d})
-		}
-	}
-	if len(close) == 0 {
-		for _, k := range known {
-			if strings.Contains(k, name) {
-				close = append(close, scored{k, len(k)})
-			}
-		}
-	}
-	slices.SortFunc(close, func(a, b scored) int {
-		if a.d != b.d {
-			return a.d - b.d
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	var out []string
-	for _, c := range close[:min(n, len(close))] {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// pidLines writes the mock's record to a file shared with other processes:
-// each JSON line gets "pid" as its first member and goes out in one write,
-// so that lines of processes appending at once never interleave.
-type pidLines struct {
-	w       io.Writer
-	pid     int
-	pending []byte
-}
-
-func (p *pidLines) Write(b []byte) (int, error) {
-	p.pending = append(p.pending, b...)
-	for {
-		i := bytes.IndexByte(p.pending, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := p.pending[:i+1]
-		var out []byte
-		if len(line) > 1 && line[0] == '{' {
-			out = fmt.Appendf(nil, `{"pid":%d,`, p.pid)
-			if bytes.HasPrefix(line, []byte("{}")) {
-				out = out[:len(out)-1] // {"pid":N} for an empty object
-			}
-			out = append(out, line[1:]...)
-		} else {
-			out = append([]byte(nil), line...)
-		}
-		p.pending = p.pending[i+1:]
-		if _, err := p.w.Write(out); err != nil {
-			return len(b), err
-		}
-	}
 }

@@ -1,11 +1,13 @@
-package main
+package runner
 
 import (
 	"fmt"
 	"path"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/listing"
 )
 
 // A selector is one value of --only or --skip. It names a check id
@@ -39,6 +41,10 @@ func parseSelectors(flagName string, values []string) ([]selector, error) {
 type checkNames struct {
 	ID, Requirement, Level, Area string
 	Labels                       []string
+}
+
+func namesOf(c listing.Check) checkNames {
+	return checkNames{c.ID, c.Requirement, c.Level, c.Area, c.Labels}
 }
 
 func resultNames(r *reports.Result) checkNames {
@@ -92,11 +98,11 @@ func anyMatches(sel []selector, c checkNames) bool {
 
 // unmatchedSelector returns the first selector that matches no check of the
 // catalogue, so a typo in --only fails fast instead of running nothing.
-func unmatchedSelector(sel []selector, catalogue []checkEntry) (selector, bool) {
+func unmatchedSelector(sel []selector, catalogue []listing.Check) (selector, bool) {
 	for _, s := range sel {
 		found := false
 		for _, e := range catalogue {
-			if s.matches(e.names()) {
+			if s.matches(namesOf(e)) {
 				found = true
 				break
 			}
@@ -128,7 +134,7 @@ func filterResults(in []reports.Result, only, skip []selector) []reports.Result 
 // nearestSelector returns the name a check answers to that is closest to
 // the selector s (by edit distance, ignoring case), as the catalogue spells
 // it, or "" when nothing is close enough to be a likely typo.
-func nearestSelector(s selector, catalogue []checkEntry) string {
+func nearestSelector(s selector, catalogue []listing.Check) string {
 	best, bestDist := "", -1
 	seen := map[string]bool{}
 	consider := func(name string) {
@@ -137,7 +143,7 @@ func nearestSelector(s selector, catalogue []checkEntry) string {
 			return
 		}
 		seen[lower] = true
-		d := editDistance(s.pattern, lower)
+		d := spelling.Distance(s.pattern, lower)
 		if bestDist < 0 || d < bestDist || (d == bestDist && name < best) {
 			best, bestDist = name, d
 		}
@@ -167,24 +173,49 @@ func nearestSelector(s selector, catalogue []checkEntry) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+// wanted turns --only and --skip into the executor's selection, so that
+// a narrow run starts only what its checks need. It errs on the side of
+// running: a test runs when --only could select it in some version or
+// outcome (a level selector matches any level its requirements have), and
+// --skip leaves it out only by a name that is the same in every version
+// and outcome (id, its own requirement, area, flag). Results are then
+// filtered exactly, result by result.
+func wanted(onlySel, skipSel []selector, catalogue []listing.Check) func(id string) bool {
+	if len(onlySel) == 0 && len(skipSel) == 0 {
+		return nil
 	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+	only, skip := map[string]bool{}, map[string]bool{}
+	for _, e := range catalogue {
+		n := namesOf(e)
+		if len(onlySel) == 0 || anyMatches(onlySel, n) || anyMatches(onlySel, levelNames(n)) {
+			only[e.ID] = true
 		}
-		prev, cur = cur, prev
+		fixed := n
+		fixed.Level = ""
+		fixed.Labels = nil
+		for _, l := range n.Labels {
+			// Levels vary by version, and the other requirements a
+			// result may be reported under by outcome: neither leaves
+			// a test out before it ran.
+			if !strings.HasPrefix(l, "level:") && !strings.HasPrefix(l, "requirement:") {
+				fixed.Labels = append(fixed.Labels, l)
+			}
+		}
+		if anyMatches(skipSel, fixed) {
+			skip[e.ID] = true
+		}
 	}
-	return prev[len(rb)]
+	return func(id string) bool { return only[id] && !skip[id] }
+}
+
+// levelNames is n answering to each level its requirement has in some
+// version, as a bare level (MUST) and not only as a label (level:MUST).
+func levelNames(n checkNames) checkNames {
+	out := checkNames{ID: n.ID}
+	for _, l := range n.Labels {
+		if lv, ok := strings.CutPrefix(l, "level:"); ok {
+			out.Labels = append(out.Labels, lv, strings.ReplaceAll(lv, " ", "-"))
+		}
+	}
+	return out
 }

@@ -1,9 +1,8 @@
-package main
+package runner
 
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"sort"
@@ -17,7 +16,7 @@ import (
 
 // diagnoseStart says, in plain words, why no session could be established:
 // what the first process did, the end of its stderr, and what to try.
-func diagnoseStart(run *evidence.Run, o *options) *reports.StartFailure {
+func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 	f := &reports.StartFailure{Stage: run.Fatal.Stage, What: run.Fatal.Message}
 	var p *evidence.Process
 	for _, q := range run.Processes {
@@ -54,12 +53,12 @@ func diagnoseStart(run *evidence.Run, o *options) *reports.StartFailure {
 	case exit != nil && exit.Stage == transcript.BeforeShutdown:
 		f.What = fmt.Sprintf("it %s after writing something other than an answer to initialize (%s)", exitWords(exit), run.Fatal.Message)
 	case !heard(p) && exit == nil && ran(p, transcript.ReasonTimeout):
-		f.What = fmt.Sprintf("it started but wrote nothing on stdout within the start-up deadline (--start-timeout %s)", o.startTimeout)
+		f.What = fmt.Sprintf("it started but wrote nothing on stdout within the start-up deadline (--start-timeout %s)", cfg.StartTimeout)
 	case !heard(p):
 		f.What = "it started but wrote nothing on stdout: " + run.Fatal.Message
 	}
-	if exit != nil && exit.Stage == transcript.BeforeShutdown && !o.inheritEnv {
-		f.Hint = envHint(p, o)
+	if exit != nil && exit.Stage == transcript.BeforeShutdown && !cfg.InheritEnv {
+		f.Hint = envHint(p, cfg)
 	}
 	return f
 }
@@ -114,9 +113,6 @@ func echoed(p *evidence.Process) bool {
 	return sent != nil && bytes.Equal(sent, got)
 }
 
-// envHint tells that the server ran with a minimal environment and names
-// the variables of mcpconform's own environment that it did not get,
-// those its stderr mentions first.
 // namesWord reports whether text holds name as a word of its own, not
 // inside a longer identifier ("_" is no mention in "Module._load").
 func namesWord(text, name string) bool {
@@ -136,9 +132,12 @@ func namesWord(text, name string) bool {
 	}
 }
 
-func envHint(p *evidence.Process, o *options) string {
+// envHint tells that the server ran with a minimal environment and names
+// the variables of mcpconform's own environment that it did not get,
+// those its stderr mentions first.
+func envHint(p *evidence.Process, cfg Config) string {
 	passed := map[string]bool{}
-	for _, kv := range o.env {
+	for _, kv := range cfg.Env {
 		k, _, _ := strings.Cut(kv, "=")
 		passed[k] = true
 	}
@@ -175,21 +174,6 @@ func envHint(p *evidence.Process, o *options) string {
 		h = fmt.Sprintf("its stderr names %s, which it did not get: ", strings.Join(mentioned, ", ")) + h
 	}
 	return h
-}
-
-// printDidNotStart prints the short block a user sees when the server
-// never got going.
-func printDidNotStart(w io.Writer, f *reports.StartFailure) {
-	fmt.Fprintf(w, "mcpconform: the server did not start: %s\n", reports.Escape(f.What))
-	if len(f.StderrTail) > 0 {
-		fmt.Fprintln(w, "  its stderr ended with:")
-		for _, l := range f.StderrTail {
-			fmt.Fprintf(w, "    %s\n", reports.Escape(l))
-		}
-	}
-	if f.Hint != "" {
-		fmt.Fprintf(w, "  hint: %s\n", reports.Escape(f.Hint))
-	}
 }
 
 // ran reports whether a request of the process ended for reason.

@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// Judge judges recorded evidence with cfg (a run saved with --evidence
+// and loaded again): New, then Runner.Judge.
+func Judge(ctx context.Context, run *evidence.Run, cfg Config) (*reports.Report, Outcome, error) {
+	r, err := New(cfg)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	return r.Judge(ctx, run)
+}
+
+// Judge judges the evidence of a run and returns the report and how it
+// ended. A report is never more conformant than its evidence: every
+// planned check is in it (one that was not judged is an error saying so),
+// and a run cut short has the verdict "error" and its own outcome.
+// Cancelling ctx cuts judging short as it cuts a run. It errs only when
+// the vector files the evidence carries cannot be read.
+func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report, Outcome, error) {
+	cfg := r.cfg
+	if run.Unlisted != nil {
+		rep := unlistedReport(run, cfg.Tool)
+		rep.Strict = cfg.Strict
+		return rep, Outcome{Status: Misconfigured, Notes: []string{rep.Interrupted}}, nil
+	}
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	results, cut := r.judgeWithin(ctx, run, files)
+	if cut != "" && run.Interrupted == "" {
+		run.Interrupted = cut
+	}
+	rep := &reports.Report{
+		SchemaVersion: reports.SchemaVersion,
+		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Tool},
+		StartedAt:     run.Started.UTC(),
+		DurationMs:    run.Duration.Milliseconds(),
+		Interrupted:   run.Interrupted,
+		Incomplete:    run.Incomplete(),
+		Target:        target(run),
+		Strict:        cfg.Strict,
+	}
+	var out Outcome
+	unserved := run.Fatal != nil && run.Fatal.Stage == "version" && run.SpecVersion == wire.Modern
+	if unserved {
+		// It runs and answered server/discover, without the era: that is
+		// judged (server/discover is a MUST of 2026-07-28), not called a
+		// failure to start.
+		out.note("%s; every other %s check is skipped", reports.Escape(run.Fatal.Message), wire.Modern)
+	}
+	if run.Fatal != nil && !unserved {
+		rep.DidNotStart = diagnoseStart(run, cfg)
+		rep.Results = results
+		rep.Count()
+		rep.Summary.Verdict = reports.ErrorVerdict
+		out.Status = NotStarted
+		return rep, out, nil
+	}
+	results = filterResults(results, r.onlySel, r.skipSel)
+	if r.baseline != nil {
+		// Applied after filtering: an entry whose checks were not selected
+		// has no evidence in this run and is not stale.
+		rep.Stale = r.baseline.Apply(results)
+		if len(rep.Stale) > 0 {
+			out.note("stale baseline entries (these checks pass now; remove them from %s): %s",
+				cfg.Baseline, strings.Join(rep.Stale, ", "))
+		}
+	}
+	rep.Results = results
+	rep.Count()
+	if cfg.Strict && rep.Summary.Warn > 0 {
+		// Every report says what the outcome says; the writers keep the
+		// more severe of this and the verdict the results imply.
+		rep.Summary.Verdict = reports.Nonconformant
+		out.note("--strict: %d warning(s) fail the run", rep.Summary.Warn)
+	}
+	switch rep.Summary.Verdict {
+	case reports.Nonconformant:
+		out.Status = Nonconformant
+	case reports.ErrorVerdict:
+		// Never more conformant than the evidence: what could not be
+		// judged does not pass a CI gate.
+		out.Status = Incomplete
+	}
+	for _, why := range rep.Incomplete {
+		out.note("%s; what it held is judged, and the run is not called conformant", reports.Escape(why))
+	}
+	if rep.Interrupted != "" {
+		out.note("%s; the report is partial", rep.Interrupted)
+		rep.Summary.Verdict = reports.ErrorVerdict
+		out.Status = Incomplete
+	}
+	return rep, out, nil
+}
+
+// judgeWithin judges the evidence, counting the checks on the progress
+// line when there is a terminal. It returns every planned result: the ones
+// judged, and for the rest an error saying why they were not (an
+// interrupt, or the judging budget), with that reason.
+func (r *Runner) judgeWithin(ctx context.Context, run *evidence.Run, files []*vectors.File) ([]reports.Result, string) {
+	planned := suite.Planned(run, files, "judging was interrupted before this check")
+	var mu sync.Mutex
+	got := make([]reports.Result, len(planned))
+	var done []bool = make([]bool, len(planned))
+	n := 0
+	var progress *reports.Progress
+	if r.cfg.Terminal != nil {
+		progress = reports.NewProgress(r.cfg.Terminal, len(planned))
+	}
+	judge := suite.JudgeEach
+	if r.cfg.Ginkgo {
+		judge = suite.RunInProcess
+	}
+	finished := make(chan []reports.Result, 1)
+	go func() {
+		finished <- judge(run, files, func(res reports.Result) {
+			mu.Lock()
+			if n < len(got) {
+				got[n], done[n] = res, true
+				n++
+			}
+			mu.Unlock()
+			if progress != nil {
+				progress.Step(res.ID)
+			}
+		})
+	}()
+	cut := ""
+	var results []reports.Result
+	select {
+	case results = <-finished:
+	case <-ctx.Done():
+		cut = interruption(ctx)
+	case <-time.After(r.cfg.JudgeTimeout):
+		cut = fmt.Sprintf("judging took longer than %s", r.cfg.JudgeTimeout)
+	}
+	if progress != nil {
+		progress.Done()
+	}
+	if cut == "" {
+		return results, ""
+	}
+	// Judging was cut: what was judged so far, in plan order, then the rest
+	// as errors.
+	mu.Lock()
+	defer mu.Unlock()
+	out := append([]reports.Result(nil), planned...)
+	judged := map[string]reports.Result{}
+	for i := range got {
+		if done[i] {
+			judged[got[i].ID+"@"+got[i].ProtocolVersion] = got[i]
+		}
+	}
+	for i, p := range out {
+		if res, ok := judged[p.ID+"@"+p.ProtocolVersion]; ok {
+			out[i] = res
+		} else {
+			out[i].Message = "not judged: " + cut
+		}
+	}
+	return out, cut
+}

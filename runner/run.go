@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite"
+	executor "github.com/mcpconform/mcpconform/suite/execute"
+	"github.com/mcpconform/mcpconform/transport"
+)
+
+// Run runs the suite with cfg against its server and judges it: New, then
+// Runner.Run.
+func Run(ctx context.Context, cfg Config) (*reports.Report, Outcome, error) {
+	r, err := New(cfg)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	return r.Run(ctx)
+}
+
+// Run drives the server, records what it does and judges it. Cancelling
+// ctx (a signal: its cause says which) cuts the run short: what was
+// recorded is judged, and the report is partial. An error is a
+// configuration error found on the way; a server that cannot start is
+// judged, with Outcome NotStarted.
+func (r *Runner) Run(ctx context.Context) (*reports.Report, Outcome, error) {
+	run, err := r.record(ctx)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	if r.cfg.Recorded != nil {
+		r.cfg.Recorded(run)
+	}
+	return r.Judge(ctx, run)
+}
+
+// record drives the server within cfg.RunTimeout and returns the evidence.
+func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if r.cfg.RunTimeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, r.cfg.RunTimeout)
+	}
+	defer cancel()
+	cfg := r.cfg
+	want := wanted(r.onlySel, r.skipSel, r.catalogue)
+	ecfg := executor.Config{
+		Command:        cfg.Command,
+		Dir:            cfg.Dir,
+		Env:            transport.Environment(cfg.Env, cfg.InheritEnv),
+		Timeout:        cfg.Timeout,
+		StartTimeout:   cfg.StartTimeout,
+		Grace:          cfg.Grace,
+		MaxMessageSize: cfg.MaxMessageSize,
+		SpecVersion:    cfg.SpecVersion,
+		Vectors:        cfg.Vectors,
+		Parallel:       cfg.Parallel,
+		Tests:          want,
+		Needs:          suite.Needs(want),
+		Tool:           cfg.Tool,
+		CallTools:      cfg.CallTools,
+	}
+	var executed, planned atomic.Int64
+	ecfg.Progress = func(done, total int, _ string) {
+		executed.Store(int64(done))
+		planned.Store(int64(total))
+	}
+	name := cfg.Name
+	if name == "" {
+		name = strings.Join(cfg.Command, " ")
+	}
+	stopIndicator := runningIndicator(cfg.Terminal, name, &executed, &planned)
+	run, err := executor.Execute(ctx, ecfg)
+	stopIndicator()
+	if err != nil {
+		return nil, err
+	}
+	if why := interruption(parent); why != "" {
+		run.Interrupted = why
+	} else if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		run.Interrupted = fmt.Sprintf("the run took longer than --run-timeout %s", cfg.RunTimeout)
+	}
+	run.Only, run.Skip = cfg.Only, cfg.Skip
+	for _, f := range cfg.Vectors {
+		run.Vectors = append(run.Vectors, evidence.VectorFile{Name: f.Path, JSON: f.Raw})
+	}
+	return run, nil
+}
+
+// interruption says why ctx was cancelled (its cause: a signal), or ""
+// while it is not.
+func interruption(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	c := context.Cause(ctx)
+	if errors.Is(c, context.Canceled) {
+		return "interrupted"
+	}
+	return c.Error()
+}

@@ -1,0 +1,77 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/runner"
+	"github.com/mcpconform/mcpconform/suite/plan"
+)
+
+func TestExitCodes(t *testing.T) {
+	for status, want := range map[runner.Status]int{
+		runner.Conformant:    0,
+		runner.Nonconformant: 1,
+		runner.Misconfigured: 2,
+		runner.NotStarted:    3,
+		runner.Incomplete:    4,
+	} {
+		if got := (runner.Outcome{Status: status}).ExitCode(); got != want {
+			t.Errorf("status %d: got exit code %d, want %d", status, got, want)
+		}
+	}
+}
+
+// A server that cannot start is judged, not an error: the report says
+// why, and the outcome is NotStarted.
+func TestServerThatCannotStart(t *testing.T) {
+	rep, out, err := runner.Run(context.Background(), runner.Config{Command: []string{"./no-such-server"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != runner.NotStarted || out.ExitCode() != 3 {
+		t.Errorf("got status %d, exit code %d; want NotStarted, 3", out.Status, out.ExitCode())
+	}
+	if rep.DidNotStart == nil || !strings.Contains(rep.DidNotStart.What, "could not be started") {
+		t.Errorf("didNotStart: got %+v, want why the command could not be started", rep.DidNotStart)
+	}
+	if rep.Summary.Verdict != reports.ErrorVerdict {
+		t.Errorf("verdict: got %q, want %q", rep.Summary.Verdict, reports.ErrorVerdict)
+	}
+}
+
+// A tool the server does not list is a configuration error found only at
+// discovery: nothing is judged, and the note says what it lists.
+func TestCallToolsTheServerDoesNotList(t *testing.T) {
+	cfg := runner.Config{
+		Command:     []string{os.Args[0]},
+		Env:         []string{serveEnv + "=1"},
+		SpecVersion: "2025-11-25",
+		CallTools:   plan.ToolPolicy{Mode: "names", Names: []string{"nope"}},
+	}
+	rep, out, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != runner.Misconfigured || out.ExitCode() != 2 {
+		t.Errorf("got status %d, exit code %d; want Misconfigured, 2", out.Status, out.ExitCode())
+	}
+	if len(out.Notes) != 1 || !strings.Contains(out.Notes[0], `lists no tool named "nope"`) || out.Notes[0] != rep.Interrupted {
+		t.Errorf("notes: got %q, want one saying the server lists no tool named \"nope\", as the report does", out.Notes)
+	}
+	if len(rep.Results) != 0 {
+		t.Errorf("got %d results, want none", len(rep.Results))
+	}
+}
+
+// New refuses a selector that names no check, with the nearest name,
+// before anything runs.
+func TestNewRefusesUnknownSelectors(t *testing.T) {
+	_, err := runner.New(runner.Config{Command: []string{"./never-started"}, Only: []string{"area:pingg"}})
+	if err == nil || !strings.Contains(err.Error(), `--only "area:pingg" matches no check`) || !strings.Contains(err.Error(), "did you mean area:ping?") {
+		t.Errorf("got %v, want --only \"area:pingg\" refused with area:ping suggested", err)
+	}
+}
