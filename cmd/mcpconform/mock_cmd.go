@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,16 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
-	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/mockserver"
-	"github.com/mcpconform/mcpconform/suite/catalog"
-	"github.com/mcpconform/mcpconform/wire"
+	"github.com/mcpconform/mcpconform/suite/listing"
 )
 
 // mockOptions are the flags of `mcpconform mock`.
@@ -82,44 +77,14 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if o.listFaults {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tVERSION\tWHAT IT DOES")
-		for _, f := range mockserver.Faults() {
-			v := cmp.Or(f.Version, wire.Newest)
-			breaks, level := strings.Join(append([]string{f.Requirement}, f.Also...), ","), "-"
-			if r, ok := catalog.Get(f.Requirement); ok {
-				if st, ok := r.In(v); ok {
-					level = st.Level
-				}
-			}
-			if f.Harness {
-				breaks, level = "-", "harness"
-			}
-			if f.Silent {
-				level = "silence (not judged)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Layer, breaks, level, v, f.Description)
-		}
-		tw.Flush()
+		listing.WriteFaults(stdout)
 		return exitConformant
 	}
 	if o.listVariants {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "VARIANT\tVERSIONS\tBREAKS\tWHAT IT DOES")
-		for _, v := range mockserver.Variants() {
-			versions, breaks := "all", "-"
-			if v.Versions != nil {
-				versions = strings.Join(v.Versions, ",")
-			}
-			if len(v.Breaks) > 0 {
-				breaks = strings.Join(v.Breaks, ",")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, versions, breaks, v.Description)
-		}
-		tw.Flush()
+		listing.WriteVariants(stdout)
 		return exitConformant
 	}
-	if err := checkFaults(o.faults); err != nil {
+	if err := mockserver.CheckFaultNames(o.faults); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
 	}
@@ -156,23 +121,4 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return exitConformant
-}
-
-// checkFaults returns an error naming the first unknown fault with the
-// nearest names of the catalogue, not the whole catalogue.
-func checkFaults(names []string) error {
-	var known []string
-	for _, f := range mockserver.Faults() {
-		known = append(known, f.Name)
-	}
-	for _, n := range names {
-		if slices.Contains(known, n) {
-			continue
-		}
-		if near := spelling.Nearest(n, known, 3); len(near) > 0 {
-			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
-		}
-		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
-	}
-	return nil
 }
