@@ -399,17 +399,6 @@ func (s *server) legacyRefused(params json.RawMessage) *rpcError {
 		Data:    object{"supported": supported, "requested": p.ProtocolVersion}}
 }
 
-// idKey makes ids comparable: the same JSON type and value give the same
-// key ("1" and 1 do not).
-func idKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	var str string
-	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &str) == nil {
-		return "s" + str
-	}
-	return "n" + string(raw)
-}
-
 // askInput decides whether a 2026-07-28 request that would be served
 // (a read of a listed resource, a get of a listed prompt with its
 // required arguments, a call of a listed tool with valid arguments) is

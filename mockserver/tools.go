@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -162,7 +163,7 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 // notification"). The progress faults break one of those.
 func (s *server) toolProgress(t *toolEntry, name string, token json.RawMessage) {
 	n := t.progress
-	if n == 0 || !validID(token) || s.variants.has("progress-notifications") {
+	if n == 0 || !wire.IsIDLiteral(token) || s.variants.has("progress-notifications") {
 		// Under progress-notifications the request has its progress
 		// already: one reporter per request, or the values would repeat.
 		return

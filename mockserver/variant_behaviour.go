@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // startVariants prepares what the variants keep before the first line.
@@ -29,7 +31,7 @@ func (s *server) beforeResponse(msg *incoming) {
 	if msg.id == nil {
 		return
 	}
-	if token, ok := requestMeta(msg.params)["progressToken"]; ok && s.variants.has("progress-notifications") && validID(token) {
+	if token, ok := requestMeta(msg.params)["progressToken"]; ok && s.variants.has("progress-notifications") && wire.IsIDLiteral(token) {
 		for _, p := range []float64{0.5, 1} {
 			params := object{"progressToken": token, "progress": s.fraction(p), "total": s.fraction(1)}
 			if s.servingVersion() >= "2025-03-26" || s.modernTraffic(msg) {

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // JSON-RPC and MCP error codes the mock uses.
@@ -74,21 +75,6 @@ type incoming struct {
 	params json.RawMessage // nil when absent
 }
 
-var integerToken = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-
-// validID reports whether raw is an id MCP allows: a string or an integer
-// (JSONRPC-02, JSONRPC-03). Fractions, exponents, null, booleans, arrays and
-// objects are not.
-func validID(raw json.RawMessage) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	if raw[0] == '"' {
-		return true
-	}
-	return integerToken.Match(raw)
-}
-
 // coercedID is the integer a server that reads ids into integers makes of
 // a fractional or boolean id (the id-coerced fault): 1.5 becomes 1, true 1
 // and false 0.
@@ -121,7 +107,10 @@ func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 	idRaw, hasID := m["id"]
 	idRaw = bytes.TrimSpace(idRaw)
 	echo := json.RawMessage(nil) // the id an error response can carry
-	if hasID && validID(idRaw) {
+	// An id is kept as the text it came in and echoed as it was, so it
+	// is read by its text: a string or an integer literal (JSONRPC-02,
+	// JSONRPC-03); 1.0, null and the rest are refused.
+	if hasID && wire.IsIDLiteral(idRaw) {
 		echo = idRaw
 	}
 	var version string
@@ -150,8 +139,8 @@ func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 		}
 		return &incoming{method: method, params: params}, nil
 	}
-	if !validID(idRaw) {
-		if string(idRaw) == "null" && s.faults.has("id-null-accepted") && paramsOK {
+	if !wire.IsIDLiteral(idRaw) {
+		if wire.IsNullID(idRaw) && s.faults.has("id-null-accepted") && paramsOK {
 			return &incoming{id: json.RawMessage("null"), method: method, params: params}, nil
 		}
 		if id, ok := coercedID(idRaw); ok && s.faults.has("id-coerced") && paramsOK {
@@ -287,7 +276,7 @@ func (s *server) responseID(id json.RawMessage, target bool) []byte {
 	if !target {
 		return marshal(id)
 	}
-	isInt := integerToken.Match(id)
+	isInt := wire.IsIntegerLiteral(id)
 	switch {
 	case s.faults.has("id-mismatch") && isInt:
 		n, _ := new(big.Int).SetString(string(id), 10)
