@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Options configure Serve.
@@ -356,7 +358,7 @@ func (s *server) finish(ctx context.Context, err error) error {
 func (s *server) handleLine(line []byte, n int, tooLong bool) {
 	if tooLong {
 		s.rec.record("in", []byte(fmt.Sprintf("(a line of %d bytes, over the %d-byte limit, was skipped)", n, maxLine)))
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
 		return
 	}
 	s.rec.record("in", line)
@@ -380,7 +382,7 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		if s.faults.has("parse-error-bad-id") {
 			id = json.RawMessage("0")
 		}
-		s.emitResponse(s.errorResponse("", id, &rpcError{Code: codeParseError, Message: "Parse error: the line is not valid JSON."}))
+		s.emitResponse(s.errorResponse("", id, &rpcError{Code: wire.CodeParseError, Message: "Parse error: the line is not valid JSON."}))
 		return
 	}
 	if trimmed[0] == '[' {
@@ -432,7 +434,7 @@ func (s *server) handleBatch(line []byte) {
 	case batching && s.version == "2025-03-26" && s.faults.has("batch-unsupported"):
 		// As a server that parses one object per line: the array is no
 		// request to it.
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: batches are not supported."}))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: batches are not supported."}))
 		return
 	case !batching || len(elems) == 0:
 		if s.faults.has("no-invalid-request") {
@@ -442,7 +444,7 @@ func (s *server) handleBatch(line []byte) {
 		if len(elems) == 0 && batching {
 			why = "an empty batch"
 		}
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."}))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: " + why + "."}))
 		return
 	}
 	var parts [][]byte
@@ -529,14 +531,14 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		ok = false
 	}
 	if !ok {
-		code := codeMethodNotFound
+		code := wire.CodeMethodNotFound
 		switch {
 		case s.faults.has("unknown-method-wrong-code"):
-			code = codeInvalidParams
+			code = wire.CodeInvalidParams
 		case s.faults.has("not-found-code-misused"):
-			code = -32002
+			code = wire.CodeResourceNotFound
 		case s.faults.has("elicitation-code-old-version") && s.version != v20251125:
-			code = -32042
+			code = wire.CodeURLElicitationRequired
 		}
 		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Method not found: %s.", short(msg.method))}, true
 	}
@@ -547,13 +549,13 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		case s.variants.has("pre-init-served"):
 			// Served at the newest version (see servingVersion).
 		case s.variants.has("pre-init-refused-32602"):
-			return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid request parameters: the session is not initialized."}, true
+			return nil, &rpcError{Code: wire.CodeInvalidParams, Message: "Invalid request parameters: the session is not initialized."}, true
 		default:
-			return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
+			return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
 		}
 	}
 	if strings.HasPrefix(msg.method, "resources/") && s.faults.has("undeclared-resources-wrong-code") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: resources are switched off."}, true
+		return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: resources are switched off."}, true
 	}
 	if rerr := s.refuseMeta(msg.params); rerr != nil {
 		return nil, rerr, true
@@ -567,7 +569,7 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	}
 	result, rerr = h.handle(s, msg.params)
 	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
-		rerr.Code = codeInternalError
+		rerr.Code = wire.CodeInternalError
 	}
 	if o, ok := result.(object); ok && rerr == nil {
 		switch {

@@ -44,7 +44,7 @@ func (s *server) unsubscribe(params json.RawMessage) (any, *rpcError) {
 		return nil, rerr
 	}
 	if s.faults.has("unsubscribe-error") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: unsubscribing failed."}
+		return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: unsubscribing failed."}
 	}
 	delete(s.subscriptions, uri)
 	return object{}, nil
@@ -146,7 +146,7 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 	}
 	for _, st := range s.streams {
 		if wire.IDKey(st.id) == wire.IDKey(s.req.id) {
-			return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: a listen stream with this id is still open."}
+			return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: a listen stream with this id is still open."}
 		}
 	}
 	f := p.Notifications

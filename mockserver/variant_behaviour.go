@@ -185,9 +185,9 @@ func richErrorData(e *rpcError) object {
 	default:
 		d["original"] = v
 	}
-	reason := map[int]string{codeParseError: "parse_error", codeInvalidRequest: "invalid_request", codeMethodNotFound: "method_not_found",
-		codeInvalidParams: "invalid_params", codeInternalError: "internal_error", codeResourceNotFound: "resource_not_found",
-		codeUnsupportedVersion: "unsupported_protocol_version"}[e.Code]
+	reason := map[int]string{wire.CodeParseError: "parse_error", wire.CodeInvalidRequest: "invalid_request", wire.CodeMethodNotFound: "method_not_found",
+		wire.CodeInvalidParams: "invalid_params", wire.CodeInternalError: "internal_error", wire.CodeResourceNotFound: "resource_not_found",
+		wire.CodeUnsupportedProtocolVersion: "unsupported_protocol_version"}[e.Code]
 	d["reason"] = cmp.Or(reason, "other")
 	d["detail"] = object{"retryable": false, "seeAlso": "https://modelcontextprotocol.io/specification", "codes": []int{e.Code}}
 	return d

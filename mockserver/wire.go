@@ -13,16 +13,6 @@ import (
 	"github.com/mcpconform/mcpconform/wire"
 )
 
-// JSON-RPC and MCP error codes the mock uses.
-const (
-	codeParseError       = -32700
-	codeInvalidRequest   = -32600
-	codeMethodNotFound   = -32601
-	codeInvalidParams    = -32602
-	codeInternalError    = -32603
-	codeResourceNotFound = -32002
-)
-
 // object is a JSON object under construction. encoding/json writes its keys
 // sorted, so output is deterministic.
 type object = map[string]any
@@ -43,7 +33,7 @@ type rpcError struct {
 
 // invalidParams is the -32602 error for params of the wrong shape.
 func invalidParams(format string, args ...any) *rpcError {
-	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, args...), malformed: true}
+	return &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf(format, args...), malformed: true}
 }
 
 // msgKind tells apart the messages the server writes.
@@ -98,7 +88,7 @@ func coercedID(raw json.RawMessage) (json.RawMessage, bool) {
 // params are not an object).
 func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 	invalid := func(id json.RawMessage, why string) (*incoming, *outMsg) {
-		return nil, s.errorResponse("", id, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."})
+		return nil, s.errorResponse("", id, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: " + why + "."})
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
@@ -219,7 +209,7 @@ func (s *server) encode(m *outMsg) []byte {
 			b.Write(marshal(m.result))
 			if target && s.faults.has("result-and-error") {
 				b.WriteString(`,"error":`)
-				b.Write(s.encodeError(&rpcError{Code: codeInternalError, Message: "Internal error."}))
+				b.Write(s.encodeError(&rpcError{Code: wire.CodeInternalError, Message: "Internal error."}))
 			}
 		}
 	case kindNotification:
@@ -307,7 +297,7 @@ func safeID(id json.RawMessage) json.RawMessage {
 func (s *server) encodeError(e *rpcError) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"code":`)
-	notFound := e.Code == codeMethodNotFound
+	notFound := e.Code == wire.CodeMethodNotFound
 	switch {
 	case notFound && s.faults.has("error-code-string"):
 		b.Write(marshal(strconv.Itoa(e.Code)))
