@@ -330,8 +330,8 @@ func (s *server) afterInitialized() {
 	}
 }
 
-// startFaults runs the faults that act before the first line is read.
-func (s *server) startFaults(out io.Writer) {
+// startFaults runs the faults that act before the first frame is read.
+func (s *server) startFaults() {
 	if s.faults.has("crash-on-start") {
 		fmt.Fprintln(s.errOut, "mockserver: fatal: cannot start (crash-on-start)")
 		os.Exit(3)
@@ -340,6 +340,10 @@ func (s *server) startFaults(out io.Writer) {
 		ignoreSIGTERM()
 	}
 	if s.faults.has("leave-child") {
+		var out io.Writer // what the child holds open: stdout, if that is the transport
+		if lc, ok := s.conn.(*lineConn); ok {
+			out = lc.w
+		}
 		if pid, err := startOrphan(out); err != nil {
 			fmt.Fprintf(s.errOut, "mockserver: leave-child: %v\n", err)
 		} else {
@@ -356,10 +360,10 @@ func (s *server) startFaults(out io.Writer) {
 		}
 	}
 	if s.faults.has("banner") {
-		s.out.raw([]byte("MCP mock server v1.0 ready (listening on stdio)"), true)
+		s.conn.raw([]byte("MCP mock server v1.0 ready (listening on stdio)"), true)
 	}
 	if s.faults.has("huge-line") || s.faults.has("huge-line-unterminated") {
 		garbage := bytes.Repeat([]byte("garbage!"), 50<<20/8)
-		s.out.raw(garbage, s.faults.has("huge-line"))
+		s.conn.raw(garbage, s.faults.has("huge-line"))
 	}
 }

@@ -1,128 +1,64 @@
 package mockserver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"sync"
 	"time"
 )
 
-type lineOrErr struct {
-	line    []byte
-	n       int
-	tooLong bool
-	err     error
+// aheadFrames is how far the reader may run ahead of the loop under a
+// timing variant.
+const aheadFrames = 16
+
+// event is what the loop acts on next: a frame, the end of the input, or
+// a put-off write that may be due.
+type event struct {
+	f   frame
+	err error // the input ended (io.EOF) or failed: the session ends
+	// due is set when the timer of the put-off writes fired; framesWaiting
+	// says a frame had already arrived then.
+	due           time.Time
+	framesWaiting bool
 }
 
-func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.startFaults(out)
+// errLoopStopped is the event a reader running ahead gives the loop once
+// run has returned; the loop, stopped by then, never acts on it.
+var errLoopStopped = errors.New("the serve loop stopped")
+
+// run is the session's one loop, fed by s.conn. One goroutine takes each
+// event in turn and handles it under mu; the caller's goroutine only
+// waits for the session's end or for ctx, and mu keeps what the session
+// does inside run's call. Without a timing variant the events are the
+// frames themselves, each read and answered on the same goroutine: a
+// hand-off to another goroutine cost as much as the rest of a small
+// read's round trip. Under one, a reader runs up to aheadFrames ahead, so
+// that a frame already sent is answered before a put-off write is due.
+func (s *server) run(ctx context.Context) error {
+	s.startFaults()
 	if s.faults.has("slow") {
 		s.delay = newDelayedWriter(300 * time.Millisecond)
 		defer s.delay.stop()
 	}
-	// Under the timing variants the reader may run a few lines ahead, so
-	// that a line already sent is answered before a put-off one is due.
-	ahead := 0
-	if s.variants.has("pipelined-out-of-order") || s.variants.has("late-parse-error") || s.variants.has("slow-answers") {
-		ahead = 16
-	}
-	if ahead == 0 && !s.faults.has("stream-decoder") {
-		return s.runDirect(ctx, in)
-	}
-	lines := make(chan lineOrErr, ahead)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		if s.faults.has("stream-decoder") {
-			streamValues(in, lines, done)
-			return
-		}
-		lr := newLineReader(in, maxLine)
-		for {
-			line, n, tooLong, err := lr.next()
-			select {
-			case lines <- lineOrErr{line, n, tooLong, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for {
-		var due <-chan time.Time
-		if s.timer != nil {
-			due = s.timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case now := <-due:
-			s.timer = nil
-			if len(lines) == 0 {
-				s.flushLater(now)
-			}
-			if err := s.stdoutErr(); err != nil {
-				return err
-			}
-		case l := <-lines:
-			if done, end := s.serveLine(ctx, l); done {
-				return end
-			}
-		}
-		s.rearm()
-	}
-}
-
-// serveLine answers one line read from stdin, or ends the session at the
-// end of stdin (l.err): done says whether the session is over, end how.
-func (s *server) serveLine(ctx context.Context, l lineOrErr) (done bool, end error) {
-	if l.err != nil {
-		return true, s.finish(ctx, l.err)
-	}
-	s.handleLine(l.line, l.n, l.tooLong)
-	if s.quit {
-		s.drainLater(ctx)
-		return true, s.out.failed()
-	}
-	if err := s.stdoutErr(); err != nil {
-		return true, err
-	}
-	return false, nil
-}
-
-// stdoutErr is the first failed write to stdout, if any.
-func (s *server) stdoutErr() error {
-	if err := s.out.failed(); err != nil {
-		return fmt.Errorf("writing stdout: %w", err)
-	}
-	return nil
-}
-
-// runDirect serves a session with no timing variant: one goroutine reads
-// each line and answers it before reading the next, with no hand-off to
-// another goroutine between them (the hand-off cost as much as the rest
-// of a small read's round trip). The caller's goroutine only waits for
-// the session's end or for ctx; mu keeps what the session writes inside
-// Serve's call, as the loop of run does.
-func (s *server) runDirect(ctx context.Context, in io.Reader) error {
+	stop := make(chan struct{})
+	defer close(stop)
+	next := s.events(stop)
 	var mu sync.Mutex
 	stopped := false
 	ended := make(chan error, 1)
 	go func() {
-		lr := newLineReader(in, maxLine)
 		for {
-			line, n, tooLong, err := lr.next()
+			ev := next()
 			mu.Lock()
 			if stopped {
 				mu.Unlock()
 				return
 			}
-			done, end := s.serveLine(ctx, lineOrErr{line, n, tooLong, err})
+			done, end := s.handle(ctx, ev)
+			if !done {
+				s.rearm()
+			}
 			mu.Unlock()
 			if done {
 				ended <- end
@@ -141,31 +77,74 @@ func (s *server) runDirect(ctx context.Context, in io.Reader) error {
 	}
 }
 
-// streamValues is the reader of the stream-decoder fault: stdin is a
-// stream of JSON values whatever its lines, each value handled as if it
-// were a line; the first thing that is not JSON ends the server.
-func streamValues(in io.Reader, lines chan<- lineOrErr, done <-chan struct{}) {
-	dec := json.NewDecoder(in)
-	for {
-		var v json.RawMessage
-		l := lineOrErr{err: dec.Decode(&v)}
-		if l.err == nil {
-			var b bytes.Buffer
-			if json.Compact(&b, v) == nil {
-				l.line, l.n = b.Bytes(), b.Len()
-			}
-		} else if l.err != io.EOF {
-			l.err = fmt.Errorf("decoding the JSON stream: %w", l.err)
-		}
-		select {
-		case lines <- l:
-		case <-done:
-			return
-		}
-		if l.err != nil {
-			return
+// putsOff reports whether a timing variant may put writes off.
+func (s *server) putsOff() bool {
+	return s.variants.has("pipelined-out-of-order") || s.variants.has("late-parse-error") || s.variants.has("slow-answers")
+}
+
+// events returns what gives the loop its events: s.conn itself, or, when
+// writes may be put off, a reader running ahead beside the timer. The
+// reader ends once stop is closed and any read it is in returns.
+func (s *server) events(stop <-chan struct{}) func() event {
+	if !s.putsOff() {
+		return func() event {
+			f, err := s.conn.next()
+			return event{f: f, err: err}
 		}
 	}
+	frames := make(chan event, aheadFrames)
+	go func() {
+		for {
+			f, err := s.conn.next()
+			select {
+			case frames <- event{f: f, err: err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() event {
+		var due <-chan time.Time
+		if s.timer != nil { // set by rearm, on this goroutine
+			due = s.timer.C
+		}
+		select {
+		case ev := <-frames:
+			return ev
+		case now := <-due:
+			return event{due: now, framesWaiting: len(frames) > 0}
+		case <-stop:
+			return event{err: errLoopStopped}
+		}
+	}
+}
+
+// handle acts on one event: done says whether the session is over, end
+// how.
+func (s *server) handle(ctx context.Context, ev event) (done bool, end error) {
+	switch {
+	case !ev.due.IsZero():
+		s.timer = nil
+		if !ev.framesWaiting {
+			s.flushLater(ev.due)
+		}
+	case ev.err != nil:
+		return true, s.finish(ctx, ev.err)
+	default:
+		s.serving = ev.f.seq
+		s.handleFrame(ev.f)
+		if s.quit {
+			s.drainLater(ctx)
+			return true, s.conn.failed()
+		}
+	}
+	if err := s.conn.failed(); err != nil {
+		return true, err
+	}
+	return false, nil
 }
 
 // rearm sets the timer for the first put-off group.
@@ -200,10 +179,11 @@ func (s *server) drainLater(ctx context.Context) {
 	}
 }
 
-// finish ends the session at the end of stdin.
+// finish ends the session at the end of the input (err io.EOF) or with a
+// failed read.
 func (s *server) finish(ctx context.Context, err error) error {
 	if err != io.EOF {
-		return fmt.Errorf("reading stdin: %w", err)
+		return err
 	}
 	s.closeStreams()
 	s.drainLater(ctx)
@@ -211,11 +191,11 @@ func (s *server) finish(ctx context.Context, err error) error {
 		s.delay.stop()
 	}
 	if s.faults.has("partial-line-at-exit") {
-		s.out.raw([]byte(`{"jsonrpc":"2.0","method":"notifications/mes`), false)
+		s.conn.raw([]byte(`{"jsonrpc":"2.0","method":"notifications/mes`), false)
 	}
 	if s.faults.has("ignore-stdin-eof") {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	return s.out.failed()
+	return s.conn.failed()
 }

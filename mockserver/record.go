@@ -11,10 +11,12 @@ import (
 )
 
 // recorder writes the Options.Record log: one JSON line per message in
-// either direction.
+// either direction. The transport records, as what it reads arrives and
+// as it writes, so that a record can keep what only the transport sees.
 type recorder struct {
-	mu sync.Mutex
-	w  io.Writer // nil: recording is off
+	mu     sync.Mutex
+	w      io.Writer // nil: recording is off
+	closed bool      // the session ended: a goroutine still reading or writing records nothing
 }
 
 // maxRecorded caps how much of a line that is not JSON is recorded.
@@ -45,5 +47,16 @@ func (r *recorder) record(dir string, line []byte) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	_, _ = r.w.Write(append(b, '\n'))
+}
+
+// close ends the record: it writes nothing after close returns, so that
+// the caller may close the writer.
+func (r *recorder) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
 }

@@ -35,6 +35,25 @@ type Options struct {
 // (they exit, ignore signals or start children): use them only when Serve
 // runs in a process of its own, as `mcpconform mock` does.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, opts Options) error {
+	return serve(ctx, errOut, opts, func(faults faultSet, rec *recorder) conn {
+		return newLineConn(in, out, "stdin", "stdout", faults, rec)
+	})
+}
+
+// ServeConn serves one client on c, a connection that carries
+// newline-delimited JSON both ways (a Unix socket, a TCP connection, a
+// pipe), as Serve does on stdin and stdout, until c's input ends or ctx is
+// done. It does not close c; the goroutine reading c ends when a Read on
+// it returns, as closing c makes it.
+func ServeConn(ctx context.Context, c io.ReadWriter, errOut io.Writer, opts Options) error {
+	return serve(ctx, errOut, opts, func(faults faultSet, rec *recorder) conn {
+		return newLineConn(c, c, "the connection", "the connection", faults, rec)
+	})
+}
+
+// serve runs one session over the transport open returns; open gets the
+// faults, for those of its framing, and the recorder.
+func serve(ctx context.Context, errOut io.Writer, opts Options, open func(faultSet, *recorder) conn) error {
 	if err := ValidateFaults(opts.Faults); err != nil {
 		return err
 	}
@@ -62,22 +81,24 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, o
 	}
 	faults := newFaultSet(opts.Faults)
 	rec := &recorder{w: opts.Record}
-	s := newServer(cat, faults, &lineWriter{w: out, rec: rec, faults: faults}, errOut, rec)
+	defer rec.close()
+	s := newServer(cat, faults, open(faults, rec), errOut)
 	s.variants = variants
 	s.startVariants()
-	return s.run(ctx, in, out)
+	return s.run(ctx)
 }
 
-// server is one MCP session. Its state is touched only by the goroutine in
-// run; the lineWriter and the delayed writer synchronise the output.
+// server is one MCP session. Its state is touched only by the goroutine of
+// run's loop, under its lock; the transport and the delayed writer
+// synchronise the output.
 type server struct {
 	cat      *catalog
 	faults   faultSet
 	variants variantSet
-	out      *lineWriter
+	conn     conn
 	errOut   io.Writer
-	rec      *recorder
 	delay    *delayedWriter // non-nil under the slow fault
+	serving  int            // the seq of the frame being served (the last one, between frames)
 
 	initialized   bool   // the initialize response was sent
 	version       string // the negotiated protocol version
@@ -124,14 +145,13 @@ type server struct {
 	generation int // time-varying-resource: reads so far
 }
 
-func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer, rec *recorder) *server {
+func newServer(cat *catalog, faults faultSet, c conn, errOut io.Writer) *server {
 	s := &server{
 		cat:           cat,
 		faults:        faults,
 		variants:      variantSet{},
-		out:           out,
+		conn:          c,
 		errOut:        errOut,
-		rec:           rec,
 		fired:         make([]bool, len(cat.listAdds)),
 		subscriptions: make(map[string]bool),
 		cursorUses:    make(map[string]int),
@@ -144,19 +164,16 @@ func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer,
 	return s
 }
 
-// handleLine answers one stdin line.
-func (s *server) handleLine(line []byte, n int, tooLong bool) {
-	if tooLong {
-		s.rec.record("in", []byte(fmt.Sprintf("(a line of %d bytes, over the %d-byte limit, was skipped)", n, maxLine)))
+// handleFrame answers one frame.
+func (s *server) handleFrame(f frame) {
+	if f.tooLong {
 		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
 		return
 	}
-	s.rec.record("in", line)
 	if s.variants.has("stderr-chatter") {
-		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), n)
+		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), f.size)
 	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	trimmed := bytes.TrimSpace(line)
+	trimmed := bytes.TrimSpace(f.data)
 	if len(trimmed) == 0 {
 		return // blank lines carry no message
 	}
@@ -494,15 +511,16 @@ func (s *server) emit(group []*outMsg) {
 		}
 		lines = append(lines, l)
 	}
+	re := s.serving
 	write := func() {
 		for _, l := range lines {
 			if l.logged != "" {
-				s.out.raw([]byte(l.logged), true)
+				s.conn.raw([]byte(l.logged), true)
 			}
 			if l.raw {
-				s.out.raw(l.b, true)
+				s.conn.raw(l.b, true)
 			} else {
-				s.out.message(l.b, l.pretty)
+				s.conn.send(outFrame{data: l.b, pretty: l.pretty, re: re})
 			}
 		}
 	}

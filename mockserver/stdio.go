@@ -1,71 +1,119 @@
 package mockserver
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
-// maxLine is the longest stdin line the server reads; longer lines are
-// skipped and answered with -32600.
+// maxLine is the longest line the server reads; longer lines are skipped
+// without being held and answered with -32600.
 const maxLine = 128 << 20
 
-// lineReader splits stdin into newline-delimited lines.
-type lineReader struct {
-	r   *bufio.Reader
-	max int
+// lineConn is the stdio transport: newline-delimited JSON over a byte
+// stream, which is what stdin and stdout carry, and a Unix socket or a TCP
+// connection too. It applies the faults of that framing: bom, crlf,
+// blank-lines, chunked-writes and the indentation of pretty-print on the
+// way out, stream-decoder on the way in. With a recorder it records every
+// frame in and every line out.
+type lineConn struct {
+	*lineWriter
+	lines  *wire.LineReader
+	values *json.Decoder // stream-decoder: the input read as a stream of JSON values
+	inName string        // what the input is, for errors: "stdin"
+	rec    *recorder
+	seq    int
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
-}
-
-// next returns the next line without its "\n" (a final line without one is
-// returned too). A line over max bytes is skipped: next reports its length
-// and tooLong instead of its bytes.
-func (lr *lineReader) next() (line []byte, n int, tooLong bool, err error) {
-	for {
-		chunk, rerr := lr.r.ReadSlice('\n')
-		n += len(chunk)
-		if !tooLong {
-			if n > lr.max+1 {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		switch {
-		case rerr == nil:
-			return bytes.TrimSuffix(line, []byte("\n")), n - 1, tooLong, nil
-		case errors.Is(rerr, bufio.ErrBufferFull):
-			continue
-		case n > 0 && errors.Is(rerr, io.EOF):
-			return line, n, tooLong, nil
-		default:
-			return nil, 0, false, rerr
-		}
+// newLineConn returns the transport reading lines from in and writing
+// them to out; inName and outName say what in and out are, for errors.
+func newLineConn(in io.Reader, out io.Writer, inName, outName string, faults faultSet, rec *recorder) *lineConn {
+	c := &lineConn{
+		lineWriter: &lineWriter{w: out, name: outName, rec: rec, faults: faults},
+		inName:     inName,
+		rec:        rec,
 	}
+	if faults.has("stream-decoder") {
+		c.values = json.NewDecoder(in)
+	} else {
+		c.lines = wire.NewLineReader(in, maxLine)
+	}
+	return c
 }
 
-// lineWriter writes whole lines to stdout, one message per Write call so
-// that concurrent writers never interleave, and applies the framing faults.
+// next returns the next line (a final line without its newline too),
+// without its "\n" or "\r\n". A line over maxLine is skipped: next
+// reports its length and tooLong instead of its bytes.
+func (c *lineConn) next() (frame, error) {
+	if c.values != nil {
+		return c.nextValue()
+	}
+	l, err := c.lines.Next()
+	if err != nil {
+		return frame{}, c.readErr(err)
+	}
+	c.seq++
+	f := frame{seq: c.seq, data: l.Raw, size: l.Len, tooLong: l.Has(wire.IssueOversize)}
+	if f.tooLong {
+		c.rec.record("in", fmt.Appendf(nil, "(a line of %d bytes, over the %d-byte limit, was skipped)", f.size, maxLine))
+	} else {
+		c.rec.record("in", f.data)
+	}
+	return f, nil
+}
+
+// nextValue is next under the stream-decoder fault: the input is a stream
+// of JSON values whatever its lines, each value a frame of its own (as
+// go-sdk reads stdin); the first thing that is not JSON ends the session.
+func (c *lineConn) nextValue() (frame, error) {
+	var v json.RawMessage
+	if err := c.values.Decode(&v); err != nil {
+		if err != io.EOF {
+			err = fmt.Errorf("decoding the JSON stream: %w", err)
+		}
+		return frame{}, c.readErr(err)
+	}
+	c.seq++
+	f := frame{seq: c.seq}
+	var b bytes.Buffer
+	if json.Compact(&b, v) == nil {
+		f.data, f.size = b.Bytes(), b.Len()
+	}
+	c.rec.record("in", f.data)
+	return f, nil
+}
+
+// readErr is err as next returns it: io.EOF as it is, anything else
+// saying what failed.
+func (c *lineConn) readErr(err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return fmt.Errorf("reading %s: %w", c.inName, err)
+}
+
+// lineWriter writes whole lines, one message per Write call so that
+// concurrent writers never interleave, and applies the framing faults.
 type lineWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
+	name   string // what w is, for errors: "stdout"
 	rec    *recorder
 	faults faultSet
 	wrote  bool
 	err    error // the first write error; later writes are dropped
 }
 
-// message writes one message. pretty asks for indented output (the
-// pretty-print fault decides whether a message qualifies).
-func (lw *lineWriter) message(b []byte, pretty bool) {
-	if pretty {
+// send writes one message as a line; m.pretty indents it over several
+// (the pretty-print fault decides which messages qualify).
+func (lw *lineWriter) send(m outFrame) {
+	b := m.data
+	if m.pretty {
 		var ind bytes.Buffer
 		if json.Indent(&ind, b, "", "  ") == nil {
 			b = ind.Bytes()
@@ -143,5 +191,8 @@ func (lw *lineWriter) endless(head, chunk []byte, pause time.Duration) {
 func (lw *lineWriter) failed() error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	return lw.err
+	if lw.err != nil {
+		return fmt.Errorf("writing %s: %w", lw.name, lw.err)
+	}
+	return nil
 }
