@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
 	"slices"
 	"strings"
@@ -218,16 +217,16 @@ func (s *server) handleFrame(f frame) {
 	}
 }
 
-// unsafeIntegerID reports whether the message on line has an id that is an
-// integer beyond 2^53 - 1 in magnitude, which a JavaScript number cannot
-// hold exactly.
+// unsafeIntegerID reports whether the message on line has an id written
+// as an integer beyond 2^53 - 1 in magnitude, which a JavaScript number
+// cannot hold exactly.
 func unsafeIntegerID(line []byte) bool {
 	var m struct{ ID json.RawMessage }
 	if json.Unmarshal(line, &m) != nil {
 		return false
 	}
-	n, ok := new(big.Int).SetString(string(bytes.TrimSpace(m.ID)), 10)
-	return ok && n.CmpAbs(big.NewInt(1<<53-1)) > 0
+	id := bytes.TrimSpace(m.ID)
+	return wire.IsIntegerLiteral(id) && wire.BeyondSafeInteger(id)
 }
 
 // handleBatch answers a JSON array line. Batches exist in 2025-03-26 only
