@@ -165,14 +165,14 @@ func newServer(cat *catalog, faults faultSet, c conn, errOut io.Writer) *server 
 
 // handleFrame answers one frame.
 func (s *server) handleFrame(f frame) {
-	if f.tooLong {
+	if f.tooLong() {
 		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
 		return
 	}
 	if s.variants.has("stderr-chatter") {
-		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), f.size)
+		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), f.Len)
 	}
-	trimmed := bytes.TrimSpace(f.data)
+	trimmed := bytes.TrimSpace(f.Raw)
 	if len(trimmed) == 0 {
 		return // blank lines carry no message
 	}

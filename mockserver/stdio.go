@@ -47,8 +47,9 @@ func newLineConn(in io.Reader, out io.Writer, inName, outName string, faults fau
 }
 
 // next returns the next line (a final line without its newline too),
-// without its "\n" or "\r\n". A line over maxLine is skipped: next
-// reports its length and tooLong instead of its bytes.
+// without its "\n" or "\r\n", with what the line reader saw of its
+// framing. A line over maxLine is skipped: next reports it oversize, with
+// its length and only its start.
 func (c *lineConn) next() (frame, error) {
 	if c.values != nil {
 		return c.nextValue()
@@ -58,11 +59,11 @@ func (c *lineConn) next() (frame, error) {
 		return frame{}, c.readErr(err)
 	}
 	c.seq++
-	f := frame{seq: c.seq, data: l.Raw, size: l.Len, tooLong: l.Has(wire.IssueOversize)}
-	if f.tooLong {
-		c.rec.record("in", fmt.Appendf(nil, "(a line of %d bytes, over the %d-byte limit, was skipped)", f.size, maxLine))
+	f := frame{seq: c.seq, Line: l}
+	if f.tooLong() {
+		c.rec.record("in", fmt.Appendf(nil, "(a line of %d bytes, over the %d-byte limit, was skipped)", f.Len, maxLine))
 	} else {
-		c.rec.record("in", f.data)
+		c.rec.record("in", f.Raw)
 	}
 	return f, nil
 }
@@ -79,12 +80,12 @@ func (c *lineConn) nextValue() (frame, error) {
 		return frame{}, c.readErr(err)
 	}
 	c.seq++
-	f := frame{seq: c.seq}
+	f := frame{seq: c.seq, Line: &wire.Line{}}
 	var b bytes.Buffer
 	if json.Compact(&b, v) == nil {
-		f.data, f.size = b.Bytes(), b.Len()
+		f.Raw, f.Len = b.Bytes(), b.Len()
 	}
-	c.rec.record("in", f.data)
+	c.rec.record("in", f.Raw)
 	return f, nil
 }
 

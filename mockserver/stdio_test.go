@@ -30,8 +30,8 @@ func TestLineConnFrames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := line{f.seq, string(f.data), f.size, f.tooLong}
-		if f.tooLong {
+		l := line{f.seq, string(f.Raw), f.Len, f.tooLong()}
+		if f.tooLong() {
 			l.Text = "" // only its start is kept, and nothing reads it
 		}
 		got = append(got, l)
@@ -83,7 +83,7 @@ func TestLongLine(t *testing.T) {
 func TestOverlongLineIsSkipped(t *testing.T) {
 	var out writeCounter
 	s := &server{faults: faultSet{}, conn: newLineConn(strings.NewReader(""), &out, "stdin", "stdout", faultSet{}, &recorder{})}
-	s.handleFrame(frame{seq: 1, size: maxLine + 10, tooLong: true})
+	s.handleFrame(frame{seq: 1, Line: &wire.Line{Len: maxLine + 10, Issues: []wire.FrameIssue{wire.IssueOversize}}})
 	if !strings.Contains(out.String(), `"id":null,"error":{"code":-32600`) {
 		t.Errorf("an over-long line was answered %q, want -32600 with id null", out.String())
 	}

@@ -1,6 +1,10 @@
 package mockserver
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
+)
 
 // The serve loop (loop.go) and a transport meet at conn. The transport
 // cuts what the client sends into frames and writes what the server
@@ -42,15 +46,18 @@ type conn interface {
 	failed() error
 }
 
-// frame is one unit of what the client sent: a line over stdio.
+// frame is one unit of what the client sent, as it arrived: over stdio a
+// line, with what wire.LineReader saw of its framing. Raw is the frame
+// without its delimiter and Len its length; a frame over the transport's
+// limit (maxLine over stdio) is oversize: skipped, not held (Raw is only
+// its start), and answered with -32600.
 type frame struct {
-	seq  int    // 1 for the connection's first frame, then 2, 3, ...
-	data []byte // the frame without its delimiter (only its start if tooLong)
-	size int    // the frame's length in bytes, delimiter excluded
-	// tooLong says the frame is over the transport's limit (maxLine over
-	// stdio): it was skipped, not held, and gets -32600.
-	tooLong bool
+	seq int // 1 for the connection's first frame, then 2, 3, ...
+	*wire.Line
 }
+
+// tooLong reports whether the frame was over the transport's limit.
+func (f frame) tooLong() bool { return f.Has(wire.IssueOversize) }
 
 // outFrame is one message on its way to the client.
 type outFrame struct {

@@ -158,11 +158,11 @@ func TestServeOverFrames(t *testing.T) {
 	c := &frameConn{}
 	seqOf := map[string]int{} // the frame of each request id
 	for i, l := range lines {
-		f := frame{seq: i + 1, data: []byte(strings.TrimSuffix(l, "\r"))}
-		f.size = len(f.data)
+		raw := []byte(strings.TrimSuffix(l, "\r"))
+		f := frame{seq: i + 1, Line: &wire.Line{Raw: raw, Len: len(raw)}}
 		c.in = append(c.in, f)
 		var m struct{ ID json.RawMessage }
-		if json.Unmarshal(f.data, &m) == nil && m.ID != nil {
+		if json.Unmarshal(raw, &m) == nil && m.ID != nil {
 			seqOf[wire.IDKey(m.ID)] = f.seq
 		}
 	}
