@@ -113,7 +113,9 @@ func checkClientInitialized(j *ClientJ) Finding {
 			return
 		}
 		var note *sentMsg
-		for _, n := range v.notifications {
+		for _, n := range v.sent {
+			// One with an id is still the notification, broken
+			// (JSONRPC-09's).
 			if n.msg.Method == "notifications/initialized" {
 				note = n
 				break

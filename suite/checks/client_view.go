@@ -248,12 +248,18 @@ func isVersionError(m *wire.Message) bool {
 	return ok && code == -32022
 }
 
-// isCall reports whether a message the client wrote is an rpc call JSON-RPC
-// obliges the other side to answer: a request object with a string method
-// and a string or number id.
-func isCall(m *wire.Message) bool {
+// isCall reports whether a request the client wrote is a well-formed
+// call whose answer the client may be held to wait for: "jsonrpc": "2.0",
+// a string method, a string or integer id, on a line of its own where
+// batches do not exist. A malformed one is its own defect, judged by the
+// check of what it broke (JSONRPC-01, -02, -03, -12), whatever came of it.
+func (v *spawnView) isCall(s *sentMsg, version string) bool {
+	m := s.msg
 	t := wire.Type(m.ID)
-	return m.Kind() == wire.KindRequest && m.Method != "" && (t == "string" || t == "integer" || t == "number")
+	jsonrpc, _ := m.Member("jsonrpc")
+	batchless := version != wire.V20250326
+	return m.Kind() == wire.KindRequest && m.Method != "" && (t == "string" || t == "integer") &&
+		wire.Equal(jsonrpc, json.RawMessage(`"2.0"`)) && !(s.batch && batchless)
 }
 
 // inputRound is a request of the client answered with an
