@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/suite/catalog"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
 	"golang.org/x/tools/txtar"
@@ -274,6 +275,24 @@ func TestClientLayout(t *testing.T) {
 		}
 		if !strings.HasPrefix(ch.ID, "client-") {
 			t.Errorf("client check %s: its id does not start with client-", ch.ID)
+		}
+	}
+}
+
+// TestClientCoverage: every requirement that binds a client is judged by
+// a client check or carries the reason none can judge it, and no
+// requirement a client check judges says it is untested.
+func TestClientCoverage(t *testing.T) {
+	judged := map[string]bool{}
+	for _, c := range checks.ClientChecks() {
+		judged[c.Requirement] = true
+	}
+	for _, r := range catalog.All() {
+		switch {
+		case judged[r.ID] && r.Untested != "":
+			t.Errorf("%s is judged by a client check, but the catalogue says: %s", r.ID, r.Untested)
+		case r.Role == "client" && !judged[r.ID] && r.Untested == "":
+			t.Errorf("%s is a client's obligation with neither a client check nor a reason it cannot be judged", r.ID)
 		}
 	}
 }
