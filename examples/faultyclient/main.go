@@ -713,8 +713,13 @@ func (c *client) list(method, member string) ([]map[string]json.RawMessage, erro
 	if c.legal == "pipelined" && method == "tools/list" {
 		return c.pipelined()
 	}
+	return c.walk(method, member, nil)
+}
+
+// walk asks for the pages of method from cursor (nil: the first page) to
+// the last, returning the items of member.
+func (c *client) walk(method, member string, cursor *string) ([]map[string]json.RawMessage, error) {
 	var items []map[string]json.RawMessage
-	var cursor *string
 	seen := map[string]bool{}
 	for page := 0; ; page++ {
 		p := obj{}
@@ -738,10 +743,7 @@ func (c *client) list(method, member string) ([]map[string]json.RawMessage, erro
 		if err != nil {
 			return items, err
 		}
-		arr, _ := wire.Array(res[member])
-		for _, it := range arr {
-			items = append(items, wire.Object(it))
-		}
+		items = appendItems(items, res[member])
 		next, more := wire.String(res["nextCursor"])
 		if !more || c.fault == "pagination-stops-early" {
 			return items, nil
@@ -757,8 +759,17 @@ func (c *client) list(method, member string) ([]map[string]json.RawMessage, erro
 	}
 }
 
-// pipelined sends the first page requests of three lists at once and reads
-// the answers as they come.
+func appendItems(items []map[string]json.RawMessage, raw json.RawMessage) []map[string]json.RawMessage {
+	arr, _ := wire.Array(raw)
+	for _, it := range arr {
+		items = append(items, wire.Object(it))
+	}
+	return items
+}
+
+// pipelined sends the first page requests of three lists at once, reads
+// the answers as they come, and then follows each list to its end. It
+// returns the tools.
 func (c *client) pipelined() ([]map[string]json.RawMessage, error) {
 	type pending struct {
 		method, member string
@@ -779,41 +790,19 @@ func (c *client) pipelined() ([]map[string]json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
+		items := appendItems(nil, res[p.member])
 		if next, more := wire.String(res["nextCursor"]); more {
-			rest, err := c.follow(p.method, p.member, next)
+			rest, err := c.walk(p.method, p.member, &next)
 			if err != nil {
 				return nil, err
 			}
-			_ = rest
+			items = append(items, rest...)
 		}
 		if p.method == "tools/list" {
-			arr, _ := wire.Array(res["tools"])
-			for _, it := range arr {
-				tools = append(tools, wire.Object(it))
-			}
+			tools = items
 		}
 	}
 	return tools, nil
-}
-
-// follow lists method from cursor to the end.
-func (c *client) follow(method, member, cursor string) ([]map[string]json.RawMessage, error) {
-	var items []map[string]json.RawMessage
-	for {
-		res, err := c.call(method, obj{"cursor": cursor})
-		if err != nil {
-			return items, err
-		}
-		arr, _ := wire.Array(res[member])
-		for _, it := range arr {
-			items = append(items, wire.Object(it))
-		}
-		next, more := wire.String(res["nextCursor"])
-		if !more {
-			return items, nil
-		}
-		cursor = next
-	}
 }
 
 // resources lists resources and templates, subscribes to the first where

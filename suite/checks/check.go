@@ -213,16 +213,18 @@ func (c *Check) Result(j *J) (res reports.Result) {
 			return res
 		}
 	}
-	var f Finding
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				f = harness(fmt.Sprintf("the check itself failed: %v", p))
-			}
-		}()
-		f = c.Judge(j)
+	return Price(res, judgeSafely(func() Finding { return c.Judge(j) }))
+}
+
+// judgeSafely runs a judge: a judge that panics is a harness error, not
+// a crash of the run.
+func judgeSafely(judge func() Finding) (f Finding) {
+	defer func() {
+		if p := recover(); p != nil {
+			f = harness(fmt.Sprintf("the check itself failed: %v", p))
+		}
 	}()
-	return Price(res, f)
+	return judge()
 }
 
 // NotServed says why nothing but the opening of a session is judged under

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -66,6 +67,17 @@ func (j *ClientJ) each(f func(v *spawnView)) {
 	}
 }
 
+// eachLine calls f with every line the client wrote in the spawns judged.
+func (j *ClientJ) eachLine(f func(v *spawnView, e transcript.Entry)) {
+	j.each(func(v *spawnView) {
+		for _, e := range v.entries {
+			if e.Dir == transcript.Send {
+				f(v, e)
+			}
+		}
+	})
+}
+
 // ClientChecks returns every check of client mode, in report order.
 func ClientChecks() []*ClientCheck {
 	var all []*ClientCheck
@@ -108,16 +120,7 @@ func (c *ClientCheck) Result(j *ClientJ) reports.Result {
 		res.Verdict, res.Message = reports.Skip, "the client never started the server in this scenario"
 		return res
 	}
-	var f Finding
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				f = harness(fmt.Sprintf("the check itself failed: %v", p))
-			}
-		}()
-		f = c.Judge(j)
-	}()
-	return PriceAs(catalog.PartyClient, res, f)
+	return PriceAs(catalog.PartyClient, res, judgeSafely(func() Finding { return c.Judge(j) }))
 }
 
 // ScenarioLabels are the labels every result of a scenario carries, so

@@ -3,9 +3,7 @@ package checks_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +78,7 @@ func loadClientCase(t *testing.T, path string) *clientCase {
 			}
 			sc.Spawns = append(sc.Spawns, &evidence.Spawn{ID: id, Argv: []string{"mcpconform", "mock"}, Transcript: tr})
 		case f.Name == "want":
-			for i, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				head, msg, _ := strings.Cut(line, ":")
-				hf := strings.Fields(head)
-				if len(hf) != 2 {
-					t.Fatalf("%s: want line %d: want \"VERSION VERDICT: message\", got %q", path, i+1, line)
-				}
-				c.wants = append(c.wants, want{version: hf[0], verdict: reports.Verdict(hf[1]), message: strings.TrimSpace(msg)})
-			}
+			c.wants = parseWants(t, path, f.Data)
 		default:
 			t.Fatalf("%s: unknown section %q", path, f.Name)
 		}
@@ -147,50 +135,9 @@ func TestClientCases(t *testing.T) {
 		for _, path := range paths {
 			t.Run(id+"/"+strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 				c := loadClientCase(t, path)
-				if len(c.wants) == 0 && !*update {
-					t.Fatalf("%s: no want section", path)
-				}
-				versions := checks.ScenarioVersions(c.run.Scenarios[0])
-				if len(c.wants) > 0 {
-					versions = nil
-					for _, w := range c.wants {
-						versions = append(versions, w.version)
-					}
-				}
-				var got []string
-				for i, v := range versions {
-					res := c.result(t, id, v)
-					got = append(got, fmt.Sprintf("%s %s: %s", v, res.Verdict, res.Message))
-					if *update {
-						continue
-					}
-					w := c.wants[i]
-					if res.Verdict != w.verdict || !strings.HasPrefix(res.Message, w.message) {
-						t.Errorf("%s under %s: got %s: %q; want %s: %q…", path, v, res.Verdict, res.Message, w.verdict, w.message)
-					}
-				}
-				if *update {
-					writeWant(t, path, c.arc, got)
-				}
+				compareWants(t, path, c.arc, c.wants, checks.ScenarioVersions(c.run.Scenarios[0]), func(v string) reports.Result { return c.result(t, id, v) })
 			})
 		}
-	}
-}
-
-// writeWant rewrites the want section of a case.
-func writeWant(t *testing.T, path string, arc *txtar.Archive, got []string) {
-	data := []byte(strings.Join(got, "\n") + "\n")
-	found := false
-	for i, f := range arc.Files {
-		if f.Name == "want" {
-			arc.Files[i].Data, found = data, true
-		}
-	}
-	if !found {
-		arc.Files = append(arc.Files, txtar.File{Name: "want", Data: data})
-	}
-	if err := os.WriteFile(path, txtar.Format(arc), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -198,26 +145,11 @@ func writeWant(t *testing.T, path string, arc *txtar.Archive, got []string) {
 // where it passes and one where it fails (or warns, or records, as its
 // level allows).
 func TestEveryClientCheckBothWays(t *testing.T) {
-	cases := allClientCases(t)
-	var missing []string
+	var ids []string
 	for _, ch := range checks.ClientChecks() {
-		sawPass, sawBad := false, false
-		for _, path := range cases[ch.ID] {
-			for _, w := range loadClientCase(t, path).wants {
-				switch w.verdict {
-				case reports.Pass:
-					sawPass = true
-				case reports.Fail, reports.Warn, reports.Info:
-					sawBad = true
-				}
-			}
-		}
-		if !sawPass || !sawBad {
-			missing = append(missing, fmt.Sprintf("%s (pass case: %v, failing case: %v)", ch.ID, sawPass, sawBad))
-		}
+		ids = append(ids, ch.ID)
 	}
-	sort.Strings(missing)
-	if len(missing) > 0 {
+	if missing := lackingBothWays(ids, allClientCases(t), func(path string) []want { return loadClientCase(t, path).wants }); len(missing) > 0 {
 		t.Errorf("%d client checks lack a recorded case in one direction:\n  %s", len(missing), strings.Join(missing, "\n  "))
 	}
 }

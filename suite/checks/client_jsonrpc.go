@@ -162,15 +162,10 @@ func checkClientNotificationIDs(j *ClientJ) Finding {
 
 func checkClientNoBatches(j *ClientJ) Finding {
 	t := &tally{}
-	j.each(func(v *spawnView) {
-		for _, e := range v.entries {
-			if e.Dir != transcript.Send {
-				continue
-			}
-			t.judged()
-			if lv := wire.LineValue(e.Data); len(lv) > 0 && lv[0] == '[' {
-				t.violate(v.at(e.Seq), "a JSON array on the server's stdin in a %s session; batches are gone from 2025-06-18 on", j.Version)
-			}
+	j.eachLine(func(v *spawnView, e transcript.Entry) {
+		t.judged()
+		if lv := wire.LineValue(e.Data); len(lv) > 0 && lv[0] == '[' {
+			t.violate(v.at(e.Seq), "a JSON array on the server's stdin in a %s session; batches are gone from 2025-06-18 on", j.Version)
 		}
 	})
 	return t.finding(fmt.Sprintf("no batch arrays (%d lines)", t.n), "the client wrote nothing")

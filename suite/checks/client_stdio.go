@@ -89,19 +89,14 @@ func tailNote(tail []string) string {
 // a violation or a recorded oddity.
 func clientLines(j *ClientJ, okMsg string, rule func(v *spawnView, e transcript.Entry, issues []wire.FrameIssue) (violation, record string)) Finding {
 	t := &tally{}
-	j.each(func(v *spawnView) {
-		for _, e := range v.entries {
-			if e.Dir != transcript.Send {
-				continue
-			}
-			t.judged()
-			bad, rec := rule(v, e, sendIssues(e))
-			switch {
-			case bad != "":
-				t.violate(v.at(e.Seq), "%s: %s", bad, quoteBytes(e.Data, 80))
-			case rec != "":
-				t.record(v.at(e.Seq), "%s: %s", rec, quoteBytes(e.Data, 80))
-			}
+	j.eachLine(func(v *spawnView, e transcript.Entry) {
+		t.judged()
+		bad, rec := rule(v, e, sendIssues(e))
+		switch {
+		case bad != "":
+			t.violate(v.at(e.Seq), "%s: %s", bad, quoteBytes(e.Data, 80))
+		case rec != "":
+			t.record(v.at(e.Seq), "%s: %s", rec, quoteBytes(e.Data, 80))
 		}
 	})
 	return t.finding(fmt.Sprintf("%s (%d lines)", okMsg, t.n), "the client wrote nothing on the server's stdin")
