@@ -148,26 +148,16 @@ func (v *spawnView) initialize() *sentMsg {
 	return nil
 }
 
-// initialized reports whether the initialize request got a success result.
+// succeeded reports whether a request got a success result.
 func (s *sentMsg) succeeded() bool {
 	return s != nil && s.resp != nil && s.resp.Has("result") && !s.resp.Has("error")
 }
-
-// failed reports whether the request got an error response.
-func (s *sentMsg) failed() bool { return s != nil && s.resp != nil && s.resp.Has("error") }
 
 // params returns the members of a message's params.
 func params(m *wire.Message) map[string]json.RawMessage { return wire.Object(m.Params) }
 
 // meta returns the members of a request's params._meta.
 func meta(m *wire.Message) map[string]json.RawMessage { return wire.Object(params(m)["_meta"]) }
-
-// modern reports whether a client request names a version in the
-// 2026-07-28 envelope.
-func modern(m *wire.Message) bool {
-	_, ok := wire.EnvelopeVersion(m)
-	return ok
-}
 
 // negotiated returns the version the spawn's traffic settled on: the
 // initialize result's protocolVersion, else the version of the first
@@ -226,12 +216,6 @@ func (v *spawnView) clientCaps() evidence.Capabilities {
 		return evidence.ParseCapabilities(params(in.msg)["capabilities"])
 	}
 	return evidence.Capabilities{}
-}
-
-// stdinClosed returns where the client closed the spawn's stdin, or -1
-// when the record does not show it (see spawnShutdown).
-func (v *spawnView) stdinClosed() int {
-	return v.shutdown().eof
 }
 
 // isVersionError reports whether a response is an
