@@ -163,7 +163,7 @@ func harness(msg string) Finding { return Finding{Outcome: Error, Message: msg} 
 func All() []*Check {
 	var all []*Check
 	for _, family := range [][]*Check{
-		lifecycleChecks(), stdioChecks(), jsonrpcChecks(), pingChecks(), errorsChecks(),
+		lifecycleChecks(), stdioChecks(), httpChecks(), jsonrpcChecks(), httpJSONRPCChecks(), pingChecks(), errorsChecks(),
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
