@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -72,10 +73,21 @@ func httpSessionChecks() []*Check {
 	}
 }
 
+// listenGETs returns the GETs of the MCP endpoint that resume nothing:
+// the probe's, and those a transport opens to listen on its own. The GETs
+// of other probes (a well-known URI, the deprecated transport, a
+// 2026-07-28 server) are theirs to judge.
+func listenGETs(j *J) []*evidence.HTTPExchange {
+	return slices.DeleteFunc(httpExchanges(j), func(x *evidence.HTTPExchange) bool {
+		_, resuming := x.RequestHeader("Last-Event-ID")
+		return x.Method() != "GET" || resuming || strings.HasPrefix(x.Tag, httpProbePrefix) && x.Tag != plan.ProbeHTTPGet.Tag()
+	})
+}
+
 func checkHTTPGet(j *J) Finding {
 	t := &tally{}
-	for _, x := range probeHTTP(j, plan.ProbeHTTPGet) {
-		if x.Method() != "GET" || x.Response == nil || needsToken(t, x) {
+	for _, x := range listenGETs(j) {
+		if x.Response == nil || needsToken(t, x) {
 			continue
 		}
 		t.judged()
@@ -96,9 +108,8 @@ func statusAndType(x *evidence.HTTPExchange) string {
 
 // getStreams returns the streams GETs opened that resume nothing.
 func getStreams(j *J) []*evidence.HTTPExchange {
-	return slices.DeleteFunc(httpExchanges(j), func(x *evidence.HTTPExchange) bool {
-		_, resuming := x.RequestHeader("Last-Event-ID")
-		return x.Method() != "GET" || resuming || !x.SSE() || !success(x.Status())
+	return slices.DeleteFunc(listenGETs(j), func(x *evidence.HTTPExchange) bool {
+		return !x.SSE() || !success(x.Status())
 	})
 }
 
@@ -156,12 +167,20 @@ func checkHTTPSessionRequired(j *J) Finding {
 	return t.finding("a request without the session id was refused with 400 Bad Request", "no request left out a session id the server gave")
 }
 
-// deletion returns the DELETE of the probe and the request sent after it
-// with the ended session's id.
+// deletion returns the DELETE of the probe (else the first a transport
+// sent to end its session) and the request the probe sent after it with
+// the ended session's id.
 func deletion(j *J) (del, after *evidence.HTTPExchange) {
 	for _, x := range probeHTTP(j, plan.ProbeHTTPDelete, "delete") {
 		if x.Method() == "DELETE" && x.Response != nil {
 			del = x
+		}
+	}
+	if del == nil {
+		for _, x := range httpExchanges(j) {
+			if x.Method() == "DELETE" && x.Response != nil && !strings.HasPrefix(x.Tag, httpProbePrefix) {
+				return x, nil
+			}
 		}
 	}
 	for _, x := range probeHTTP(j, plan.ProbeHTTPDelete, "after") {
@@ -344,7 +363,7 @@ func checkHTTPResume(j *J) Finding {
 	t := &tally{}
 	for _, xs := range sessionsOf(j) {
 		for _, y := range xs {
-			if y.Tag != plan.ProbeHTTPResume.Tag() || y.Response == nil || needsToken(t, y) {
+			if _, resuming := y.RequestHeader("Last-Event-ID"); !resuming || y.Method() != "GET" || y.Response == nil || needsToken(t, y) {
 				continue
 			}
 			if !success(y.Status()) || !y.SSE() {
