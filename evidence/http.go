@@ -213,11 +213,7 @@ func (x *HTTPExchange) RequestHeader(name string) (string, bool) {
 	if x.Request == nil {
 		return "", false
 	}
-	v := x.Request.Header.Values(name)
-	if len(v) == 0 {
-		return "", false
-	}
-	return v[0], true
+	return first(x.Request.Header, name)
 }
 
 // ResponseHeader returns the first value of a response header field.
@@ -225,11 +221,14 @@ func (x *HTTPExchange) ResponseHeader(name string) (string, bool) {
 	if x.Response == nil {
 		return "", false
 	}
-	v := x.Response.Header.Values(name)
-	if len(v) == 0 {
-		return "", false
+	return first(x.Response.Header, name)
+}
+
+func first(h transcript.Header, name string) (string, bool) {
+	if v := h.Values(name); len(v) > 0 {
+		return v[0], true
 	}
-	return v[0], true
+	return "", false
 }
 
 // SessionID is the Mcp-Session-Id the request carried ("" for none).

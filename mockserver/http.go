@@ -198,9 +198,14 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		h.delete(w, r)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		h.write(w, &httpError{status: http.StatusMethodNotAllowed, msg: "Method Not Allowed"})
+		h.notAllowed(w, "GET, POST, DELETE", "use POST, GET or DELETE")
 	}
+}
+
+// notAllowed answers 405 Method Not Allowed, naming the methods allowed.
+func (h *HTTPHandler) notAllowed(w http.ResponseWriter, allow, why string) {
+	w.Header().Set("Allow", allow)
+	h.write(w, &httpError{status: http.StatusMethodNotAllowed, msg: "Method Not Allowed: " + why})
 }
 
 // origin refuses a request whose Origin is present and foreign: a page of
@@ -533,8 +538,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	case !h.legacy || h.variants.has("http-no-get-stream") || h.variants.has("http-stateless"):
-		w.Header().Set("Allow", "POST, DELETE")
-		h.write(w, &httpError{status: http.StatusMethodNotAllowed, msg: "Method Not Allowed: this server offers no stream on GET"})
+		h.notAllowed(w, "POST, DELETE", "this server offers no stream on GET")
 		return
 	}
 	s, e := h.session(r)
@@ -560,8 +564,7 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.legacy || h.variants.has("http-no-delete") || h.variants.has("http-stateless") {
-		w.Header().Set("Allow", "GET, POST")
-		h.write(w, &httpError{status: http.StatusMethodNotAllowed, msg: "Method Not Allowed: clients cannot end sessions here"})
+		h.notAllowed(w, "GET, POST", "clients cannot end sessions here")
 		return
 	}
 	s, e := h.session(r)

@@ -203,6 +203,10 @@ func (c *Check) Result(j *J) (res reports.Result) {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
+	if why := behindToken(j); why != "" && c.Area != "http" {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
 	for _, cap := range c.Requires {
 		if j.Session == nil {
 			res.Verdict, res.Message = reports.Skip, "no session was opened under "+j.Version

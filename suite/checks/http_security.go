@@ -41,6 +41,26 @@ func httpSecurityChecks() []*Check {
 	}
 }
 
+// behindToken says why nothing of a protected server can be judged: it
+// answered 401 and served nothing else (a token is needed, and the run
+// gave none), or "". Only the HTTP checks judge such a run, each saying
+// what the 401 hid.
+func behindToken(j *J) string {
+	unauthorized := false
+	for _, x := range httpExchanges(j) {
+		switch {
+		case x.Status() == 401:
+			unauthorized = true
+		case success(x.Status()) && !strings.HasPrefix(x.Tag, httpProbePrefix):
+			return ""
+		}
+	}
+	if !unauthorized {
+		return ""
+	}
+	return "the server answered 401 Unauthorized and served nothing: needs a token (--header)"
+}
+
 // notLoopback says why the target is not one whose foreign origins are
 // foreign beyond doubt, or "" when it listens on a loopback address.
 func notLoopback(j *J) string {
