@@ -8,10 +8,6 @@ import (
 	"github.com/mcpconform/mcpconform/wire"
 )
 
-// TransportHTTP names Streamable HTTP: every message the client sends is
-// a POST to one endpoint, answered with a JSON body or an SSE stream.
-const TransportHTTP = "http"
-
 // HTTPExchange is one HTTP request of a connection and what answered it,
 // gathered from the transcript's HTTP events by their exchange number.
 //
