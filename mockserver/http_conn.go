@@ -389,11 +389,16 @@ func (c *httpConn) answer(w http.ResponseWriter, r *http.Request, b *body) {
 		return
 	}
 	first, done := c.wait(r.Context(), p)
-	if mode == "lazy" {
+	final := done && len(first) == 1 && p.answers // the answer came first, and alone
+	switch {
+	case mode == "lazy" && final:
+		mode = "json"
+	case mode == "lazy":
 		mode = "sse"
-		if done && len(first) == 1 && p.answers {
-			mode = "json"
-		}
+	case final && c.status(p, first[0]) != http.StatusOK:
+		// A status the spec pairs with the error must go in the header,
+		// which a stream has sent already.
+		mode = "json"
 	}
 	if mode == "json" {
 		c.writeJSON(w, r, p, first, done)
