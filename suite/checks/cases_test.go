@@ -35,6 +35,10 @@ var update = flag.Bool("update", false, "rewrite the want section of every case 
 //	< {...}
 //	-- p2 probe 2025-11-25 --
 //	...
+//	-- p3 shared 2025-11-25 http --   a process spoken to over Streamable HTTP: its
+//	# {"httpRequest":{...}}          HTTP events are notes (package transcript,
+//	> {...}                          http.go), each message entry right after the
+//	# {"httpResponse":{...}}         event that carries it
 //	-- want --
 //	2025-11-25 fail: the message the result had
 //
@@ -74,7 +78,7 @@ func loadCase(t *testing.T, path string) *testCase {
 			}
 		case f.Name == "want":
 			c.wants = parseWants(t, path, f.Data)
-		case len(fields) == 3 && strings.HasPrefix(fields[0], "p"):
+		case (len(fields) == 3 || len(fields) == 4 && fields[3] == evidence.TransportHTTP) && strings.HasPrefix(fields[0], "p"):
 			var id int
 			if _, err := fmt.Sscanf(fields[0], "p%d", &id); err != nil {
 				t.Fatalf("%s: process section %q: want pN ROLE VERSION", path, f.Name)
@@ -83,7 +87,10 @@ func loadCase(t *testing.T, path string) *testCase {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", path, f.Name, err)
 			}
-			p := &evidence.Process{ID: id, Pid: 1000 + id, Role: evidence.Role(fields[1]), Version: fields[2], Transcript: tr}
+			p := &evidence.Process{ID: id, Pid: 1000 + id, Role: evidence.Role(fields[1]), Version: fields[2], Transport: evidence.TransportStdio, Transcript: tr}
+			if len(fields) == 4 {
+				p.Transport, p.Pid, run.Transport = fields[3], 0, fields[3]
+			}
 			run.Processes = append(run.Processes, p)
 			switch p.Role {
 			case evidence.RoleShared:

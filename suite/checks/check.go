@@ -163,7 +163,7 @@ func harness(msg string) Finding { return Finding{Outcome: Error, Message: msg} 
 func All() []*Check {
 	var all []*Check
 	for _, family := range [][]*Check{
-		lifecycleChecks(), stdioChecks(), jsonrpcChecks(), pingChecks(), errorsChecks(),
+		lifecycleChecks(), stdioChecks(), httpChecks(), jsonrpcChecks(), httpJSONRPCChecks(), pingChecks(), errorsChecks(),
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
@@ -200,6 +200,10 @@ func (c *Check) Result(j *J) (res reports.Result) {
 		return res
 	}
 	if why := NotServed(j.Run, j.Version, j.Session); why != "" && !c.Opening {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
+	if why := behindToken(j); why != "" && c.Area != "http" {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
