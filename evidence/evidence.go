@@ -49,7 +49,12 @@ type Run struct {
 	// Versions are the versions judged, in report order.
 	Versions []string `json:"versions"`
 	// Timeout is the deadline of one request the run used.
-	Timeout   time.Duration `json:"timeoutNs"`
+	Timeout time.Duration `json:"timeoutNs"`
+	// RequestWindow is how long, at least, the probe process stayed open
+	// after its initialize for requests the server makes of the client
+	// (--server-request-window); one arriving later was not seen. Zero in
+	// evidence recorded before the window was recorded.
+	RequestWindow time.Duration `json:"requestWindowNs,omitempty"`
 	Sessions  []*Session    `json:"sessions"`
 	Processes []*Process    `json:"processes"`
 	// Fatal is set when no session could be established.
