@@ -194,6 +194,7 @@ func htmlTargetFacts(r *Report) []htmlFact {
 		add("Server processes", fmt.Sprint(r.Target.Processes), false)
 	}
 	add("Tools", r.Target.ToolCallsText(), false)
+	add("To call tools", r.Target.ReadonlyText(), false)
 	tool := toolName(r)
 	if r.Tool.Version != "" {
 		tool += " " + r.Tool.Version
