@@ -55,8 +55,8 @@ type Run struct {
 	// (--server-request-window); one arriving later was not seen. Zero in
 	// evidence recorded before the window was recorded.
 	RequestWindow time.Duration `json:"requestWindowNs,omitempty"`
-	Sessions  []*Session    `json:"sessions"`
-	Processes []*Process    `json:"processes"`
+	Sessions      []*Session    `json:"sessions"`
+	Processes     []*Process    `json:"processes"`
 	// Fatal is set when no session could be established.
 	Fatal *Fatal `json:"fatal,omitempty"`
 	// Interrupted says why the run was cut short (a signal, its deadline).

@@ -43,12 +43,18 @@ func WriteDir(dir string, r *Report) error {
 }
 
 func writeFile(path string, r *Report, write func(io.Writer, *Report) error) error {
+	return writeAtomic(path, func(w io.Writer) error { return write(w, r) })
+}
+
+// writeAtomic writes a file under a temporary name and renames it into
+// place.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := write(tmp, r); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -292,9 +292,4 @@ func htmlTexts(ss []string) []string {
 
 // versionOf is the protocol version a result is about, "any" for one
 // judged across versions.
-func versionOf(res *Result) string {
-	if res.ProtocolVersion == "" {
-		return "any"
-	}
-	return res.ProtocolVersion
-}
+func versionOf(res *Result) string { return versionName(res.ProtocolVersion) }

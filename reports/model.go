@@ -64,10 +64,16 @@ type Report struct {
 // what happened in plain words, the end of its stderr, and a hint.
 type StartFailure struct {
 	// Stage is "start" (the command could not run), "initialize" (no
-	// process completed initialize or server/discover) or "version".
+	// process completed initialize or server/discover) or "version"; a
+	// fleet says "setup" for a target not run (its setup command failed,
+	// a variable it requires is not set).
 	Stage string `json:"stage"`
 	// What says what happened, in plain words.
-	What       string   `json:"what"`
+	What string `json:"what"`
+	// Spoke is set when the server wrote a JSON-RPC message of its own on
+	// stdout: it got as far as the protocol, so its failure to complete
+	// initialize is not taken for the command's or the environment's.
+	Spoke      bool     `json:"spoke,omitempty"`
 	StderrTail []string `json:"stderrTail,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
 }
