@@ -63,6 +63,8 @@ Flags:
 
 // fleetOptions are the flags of fleet and merge.
 type fleetOptions struct {
+	// fleet is set for mcpconform fleet, unset for merge.
+	fleet       bool
 	reportDir   string
 	parallel    int
 	shard       string
@@ -92,7 +94,7 @@ func (o *fleetOptions) outputs(fs *flag.FlagSet) {
 }
 
 func fleetFlags() (*flag.FlagSet, *fleetOptions) {
-	o := &fleetOptions{color: colorAuto}
+	o := &fleetOptions{color: colorAuto, fleet: true}
 	fs := flag.NewFlagSet("mcpconform fleet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -133,7 +135,7 @@ func parseFleetArgs(name string, fs *flag.FlagSet, o *fleetOptions, args []strin
 }
 
 func (o *fleetOptions) validate() error {
-	if o.parallel < 1 && o.balance == 0 {
+	if o.fleet && o.parallel < 1 {
 		return fmt.Errorf("--parallel %d: at least one target must run; write e.g. --parallel 2", o.parallel)
 	}
 	if o.balance < 0 {
