@@ -382,9 +382,15 @@ func TestFleetKubernetesExample(t *testing.T) {
 		}
 	}
 	slices.Sort(verdicts)
-	if r := s.PodFailurePolicy.Rules; len(r) != 1 || r[0].Action != "FailIndex" || r[0].OnExitCodes.Operator != "In" ||
-		!slices.Equal(slices.Sorted(slices.Values(r[0].OnExitCodes.Values)), verdicts) || r[0].OnExitCodes.ContainerName != s.Template.Spec.Containers[0].Name {
-		t.Errorf("podFailurePolicy %+v: want FailIndex on the verdicts' exit codes %v of the fleet container", r, verdicts)
+	actions := map[string][]int{}
+	for _, r := range s.PodFailurePolicy.Rules {
+		if r.OnExitCodes.Operator != "In" || r.OnExitCodes.ContainerName != s.Template.Spec.Containers[0].Name {
+			t.Errorf("podFailurePolicy rule %+v: want exit codes In, of the fleet container", r)
+		}
+		actions[r.Action] = slices.Sorted(slices.Values(r.OnExitCodes.Values))
+	}
+	if !slices.Equal(actions["FailIndex"], verdicts) || !slices.Equal(actions["FailJob"], []int{exitUsage}) || len(actions) != 2 {
+		t.Errorf("podFailurePolicy %v: want FailIndex on the verdicts' exit codes %v, FailJob on a usage error, and a retry otherwise", actions, verdicts)
 	}
 	c := s.Template.Spec.Containers[0]
 	dirs := map[string]bool{}
