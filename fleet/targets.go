@@ -209,7 +209,7 @@ func parseTarget(raw json.RawMessage) (Target, error) {
 	if err := knownFields(fields, targetFields); err != nil {
 		return t, err
 	}
-	if s, ok := fields["setup"]; ok {
+	if s, ok := fields["setup"]; ok && string(s) != "null" {
 		var sf map[string]json.RawMessage
 		if json.Unmarshal(s, &sf) != nil || sf == nil {
 			return t, errors.New("setup: want a mapping with a command, e.g. setup: {command: [make, server]}")
