@@ -284,3 +284,63 @@ func AddAbsent(fl *reports.Fleet, ids []string) error {
 	}
 	return Finish(fl)
 }
+
+// MergeDirs merges the fleet reports of the report directories dirs
+// (Merge). With a target list, the list's targets no directory holds are
+// added as incomplete (AddAbsent); with reportDir, each target's folder of
+// reports is copied into it (CopyTargetReports).
+func MergeDirs(dirs []string, list *File, reportDir string) (*reports.Fleet, error) {
+	parts, err := readParts(dirs)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := Merge(parts)
+	if err == nil && list != nil {
+		err = AddAbsent(fl, list.IDs())
+	}
+	if err == nil && reportDir != "" {
+		err = CopyTargetReports(fl, parts, reportDir)
+	}
+	return fl, err
+}
+
+// BalanceDirs splits the list's targets (or, without a list, those of the
+// reports) into n shards by the durations the fleet reports of dirs give
+// them (Balance). With no directory every duration is estimated: the
+// split then deals the ids round.
+func BalanceDirs(dirs []string, list *File, n int) (*Split, error) {
+	parts, err := readParts(dirs)
+	if err != nil {
+		return nil, err
+	}
+	durations := map[string]int64{}
+	for _, p := range parts {
+		for id, d := range Durations(p.Fleet) {
+			durations[id] = d
+		}
+	}
+	var ids []string
+	if list != nil {
+		ids = list.IDs()
+	} else {
+		for id := range durations {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("nothing to split: give the report directories of a previous run, or the target list")
+	}
+	return Balance(ids, durations, n), nil
+}
+
+func readParts(dirs []string) ([]Part, error) {
+	var parts []Part
+	for _, dir := range dirs {
+		p, err := ReadPart(dir)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}

@@ -241,33 +241,27 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFleetArgs("merge", fs, o, args, mergeUsage, stdout, stderr); !ok {
 		return code
 	}
-	var parts []fleet.Part
-	for _, dir := range fs.Args() {
-		p, err := fleet.ReadPart(dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
-			return exitUsage
-		}
-		parts = append(parts, p)
-	}
-	var ids []string
+	var list *fleet.File
+	var err error
 	if o.targets != "" {
-		list, err := fleet.Load(o.targets)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
-			return exitUsage
+		list, err = fleet.Load(o.targets)
+	}
+	if err == nil && o.balance > 0 {
+		var split *fleet.Split
+		if split, err = fleet.BalanceDirs(fs.Args(), list, o.balance); err == nil {
+			if len(split.Estimated) > 0 {
+				fmt.Fprintf(stderr, "mcpconform merge: no previous duration for %s: estimated (the median of the others), not measured\n", strings.Join(split.Estimated, ", "))
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err = enc.Encode(split); err == nil {
+				return exitConformant
+			}
 		}
-		ids = list.IDs()
 	}
-	if o.balance > 0 {
-		return printBalance(parts, ids, o.balance, stdout, stderr)
-	}
-	fl, err := fleet.Merge(parts)
-	if err == nil && ids != nil {
-		err = fleet.AddAbsent(fl, ids)
-	}
-	if err == nil && o.reportDir != "" {
-		err = fleet.CopyTargetReports(fl, parts, o.reportDir)
+	var fl *reports.Fleet
+	if err == nil {
+		fl, err = fleet.MergeDirs(fs.Args(), list, o.reportDir)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
@@ -276,37 +270,6 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	console := o.console(stdout, stderr)
 	copts := reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}
 	return finishFleet(o, fl, func() error { return reports.WriteFleetConsole(console, fl, copts) }, stdout, stderr)
-}
-
-// printBalance prints the split of --balance: the durations of the runs
-// in parts, for the ids of the list (or of the runs, without a list).
-func printBalance(parts []fleet.Part, ids []string, n int, stdout, stderr io.Writer) int {
-	durations := map[string]int64{}
-	for _, p := range parts {
-		for id, d := range fleet.Durations(p.Fleet) {
-			durations[id] = d
-		}
-	}
-	if ids == nil {
-		for id := range durations {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		fmt.Fprintln(stderr, "mcpconform merge: --balance has nothing to split: give the report directories of a previous run, or --targets")
-		return exitUsage
-	}
-	split := fleet.Balance(ids, durations, n)
-	if len(split.Estimated) > 0 {
-		fmt.Fprintf(stderr, "mcpconform merge: no previous duration for %s: estimated (the median of the others), not measured\n", strings.Join(split.Estimated, ", "))
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(split); err != nil {
-		fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
-		return exitUsage
-	}
-	return exitConformant
 }
 
 // finishFleet writes the fleet's reports and summary and returns its exit
