@@ -1,12 +1,6 @@
 package reports
 
-import (
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-)
+import "io"
 
 // The file names WriteFleetDir uses (contract: CI scripts and
 // mcpconform merge pick them up by name).
@@ -21,22 +15,10 @@ const (
 // into dir, each written under a temporary name and renamed into place. A
 // failure of one format does not stop the others; the errors are joined.
 func WriteFleetDir(dir string, f *Fleet) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating report directory: %w", err)
-	}
-	var errs []error
-	for _, x := range []struct {
-		name  string
-		write func(io.Writer, *Fleet) error
-	}{
-		{FleetJSONFile, WriteFleetJSON},
-		{FleetJUnitFile, WriteFleetJUnit},
-		{FleetMarkdownFile, WriteFleetMarkdown},
-		{FleetHTMLFile, WriteFleetHTML},
-	} {
-		if err := writeAtomic(filepath.Join(dir, x.name), func(w io.Writer) error { return x.write(w, f) }); err != nil {
-			errs = append(errs, fmt.Errorf("writing %s: %w", x.name, err))
-		}
-	}
-	return errors.Join(errs...)
+	return writeFiles(dir, []namedWriter{
+		{FleetJSONFile, func(w io.Writer) error { return WriteFleetJSON(w, f) }},
+		{FleetJUnitFile, func(w io.Writer) error { return WriteFleetJUnit(w, f) }},
+		{FleetMarkdownFile, func(w io.Writer) error { return WriteFleetMarkdown(w, f) }},
+		{FleetHTMLFile, func(w io.Writer) error { return WriteFleetHTML(w, f) }},
+	})
 }

@@ -21,8 +21,7 @@ var (
 	fleetScript string
 
 	fleetTemplate = template.Must(template.New("fleet").Parse(fleetTemplateText))
-	fleetCSP      = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '" +
-		scriptHash(fleetScript) + "'; base-uri 'none'; form-action 'none'"
+	fleetCSP      = policyFor(fleetScript)
 )
 
 // WriteFleetHTML writes the fleet report as one HTML page: the count of

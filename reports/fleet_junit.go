@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"bufio"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -26,22 +24,7 @@ func WriteFleetJUnit(w io.Writer, f *Fleet) error {
 		doc.Errors += s.Errors
 		doc.Skipped += s.Skipped
 	}
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(bw)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("encoding junit: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	if err := bw.WriteByte('\n'); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return encodeJUnit(w, doc)
 }
 
 // fleetSuite is one target's testsuite: its report's cases, all areas in
