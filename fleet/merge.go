@@ -28,6 +28,14 @@ func ReadPart(dir string) (Part, error) {
 	}
 	defer f.Close()
 	fl, err := reports.ReadFleetJSON(f)
+	if err == nil {
+		for _, t := range fl.Targets {
+			if !validID.MatchString(t.ID) {
+				err = fmt.Errorf("the target id %q is none a target list accepts", t.ID)
+				break
+			}
+		}
+	}
 	if err != nil {
 		return Part{}, fmt.Errorf("%s: %v", filepath.Join(dir, reports.FleetJSONFile), err)
 	}
@@ -298,8 +306,15 @@ func MergeDirs(dirs []string, list *File, reportDir string) (*reports.Fleet, err
 	if err == nil && list != nil {
 		err = AddAbsent(fl, list.IDs())
 	}
-	if err == nil && reportDir != "" {
+	switch {
+	case err != nil:
+	case reportDir != "":
 		err = CopyTargetReports(fl, parts, reportDir)
+	default:
+		// The folders named are the parts', not beside this report.
+		for i := range fl.Targets {
+			fl.Targets[i].Dir = ""
+		}
 	}
 	return fl, err
 }

@@ -57,6 +57,9 @@ func Run(ctx context.Context, f *File, o Options) (*reports.Fleet, error) {
 	for _, t := range f.Targets {
 		byID[t.ID] = t
 	}
+	if len(ids) == 0 {
+		notes = append(notes, fmt.Sprintf("shard %s of a list of %d targets holds none", o.Shard, len(f.Targets)))
+	}
 	parallel := o.Parallel
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
@@ -97,10 +100,11 @@ func Run(ctx context.Context, f *File, o Options) (*reports.Fleet, error) {
 	return fl, nil
 }
 
-// runTarget runs one target and writes its reports.
-func (f *File) runTarget(ctx context.Context, t Target, o Options) reports.FleetTarget {
+// runTarget runs one target and writes its reports (a failure to write
+// them is a note of the target's).
+func (f *File) runTarget(ctx context.Context, t Target, o Options) (ft reports.FleetTarget) {
 	p := f.prepare(t, o.Environ, o.Tool)
-	ft := reports.FleetTarget{ID: t.ID, Notes: p.notes}
+	ft = reports.FleetTarget{ID: t.ID, Notes: p.notes}
 	dir := ""
 	if o.ReportDir != "" {
 		ft.Dir = TargetsDir + "/" + t.ID
