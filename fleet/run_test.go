@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,9 +86,14 @@ targets:
 func TestFleetClasses(t *testing.T) {
 	f := writeList(t, fourClasses)
 	dir := t.TempDir()
+	var mu sync.Mutex // Done is called from several goroutines
 	var done []string
 	fl, err := fleet.Run(context.Background(), f, fleet.Options{Parallel: 3, ReportDir: dir, Tool: "test", Environ: environ,
-		Done: func(ft reports.FleetTarget) { done = append(done, ft.ID) }})
+		Done: func(ft reports.FleetTarget) {
+			mu.Lock()
+			defer mu.Unlock()
+			done = append(done, ft.ID)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
