@@ -53,9 +53,14 @@ type Run struct {
 	// Versions are the versions judged, in report order.
 	Versions []string `json:"versions"`
 	// Timeout is the deadline of one request the run used.
-	Timeout   time.Duration `json:"timeoutNs"`
-	Sessions  []*Session    `json:"sessions"`
-	Processes []*Process    `json:"processes"`
+	Timeout time.Duration `json:"timeoutNs"`
+	// RequestWindow is how long, at least, the probe process stayed open
+	// after its initialize for requests the server makes of the client
+	// (--server-request-window); one arriving later was not seen. Zero in
+	// evidence recorded before the window was recorded.
+	RequestWindow time.Duration `json:"requestWindowNs,omitempty"`
+	Sessions      []*Session    `json:"sessions"`
+	Processes     []*Process    `json:"processes"`
 	// Fatal is set when no session could be established.
 	Fatal *Fatal `json:"fatal,omitempty"`
 	// Interrupted says why the run was cut short (a signal, its deadline).

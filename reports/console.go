@@ -197,6 +197,7 @@ func (c console) header(r *Report) {
 	field("target:", strings.Join(r.Target.Command, " "))
 	field("server:", serverInfoText(r.Target.ServerInfo))
 	field("tools:", r.Target.ToolCallsText())
+	field("", r.Target.ReadonlyText())
 	if len(r.Target.Versions) > 1 {
 		field("versions:", strings.Join(r.Target.Versions, ", "))
 	} else {

@@ -22,33 +22,45 @@ const (
 // report behind. A failure of one format does not stop the others; the
 // errors are joined.
 func WriteDir(dir string, r *Report) error {
+	return writeFiles(dir, []namedWriter{
+		{JSONFile, func(w io.Writer) error { return WriteJSON(w, r) }},
+		{JUnitFile, func(w io.Writer) error { return WriteJUnit(w, r) }},
+		{MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, r) }},
+		{HTMLFile, func(w io.Writer) error { return WriteHTML(w, r) }},
+	})
+}
+
+// namedWriter writes one file of a report directory.
+type namedWriter struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeFiles writes files into dir, creating it if needed, each under a
+// temporary name renamed into place. A failure of one does not stop the
+// others; the errors are joined.
+func writeFiles(dir string, files []namedWriter) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating report directory: %w", err)
 	}
 	var errs []error
-	for _, f := range []struct {
-		name  string
-		write func(io.Writer, *Report) error
-	}{
-		{JSONFile, WriteJSON},
-		{JUnitFile, WriteJUnit},
-		{MarkdownFile, WriteMarkdown},
-		{HTMLFile, WriteHTML},
-	} {
-		if err := writeFile(filepath.Join(dir, f.name), r, f.write); err != nil {
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			errs = append(errs, fmt.Errorf("writing %s: %w", f.name, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func writeFile(path string, r *Report, write func(io.Writer, *Report) error) error {
+// writeAtomic writes a file under a temporary name and renames it into
+// place.
+func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := write(tmp, r); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -26,11 +26,16 @@ var (
 
 	htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
 
-	// htmlCSP allows exactly the inline script below (by its hash), inline
-	// styles and data: images, and nothing else.
-	htmlCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '" +
-		scriptHash(htmlScript) + "'; base-uri 'none'; form-action 'none'"
+	htmlCSP = policyFor(htmlScript)
 )
+
+// policyFor is the Content-Security-Policy of a page whose one script is
+// script: it allows exactly that inline script (by its hash), inline
+// styles and data: images, and nothing else.
+func policyFor(script string) string {
+	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '" +
+		scriptHash(script) + "'; base-uri 'none'; form-action 'none'"
+}
 
 // Caps of the HTML report.
 const (
@@ -194,6 +199,7 @@ func htmlTargetFacts(r *Report) []htmlFact {
 		add("Server processes", fmt.Sprint(r.Target.Processes), false)
 	}
 	add("Tools", r.Target.ToolCallsText(), false)
+	add("To call tools", r.Target.ReadonlyText(), false)
 	tool := toolName(r)
 	if r.Tool.Version != "" {
 		tool += " " + r.Tool.Version
@@ -291,9 +297,4 @@ func htmlTexts(ss []string) []string {
 
 // versionOf is the protocol version a result is about, "any" for one
 // judged across versions.
-func versionOf(res *Result) string {
-	if res.ProtocolVersion == "" {
-		return "any"
-	}
-	return res.ProtocolVersion
-}
+func versionOf(res *Result) string { return versionName(res.ProtocolVersion) }

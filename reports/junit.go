@@ -78,7 +78,11 @@ type (
 // (NUL and other C0 controls, U+FFFE, U+FFFF) and bytes that are not UTF-8
 // show as visible escapes. No CDATA is used, so "]]>" needs no care.
 func WriteJUnit(w io.Writer, r *Report) error {
-	doc := junitDocument(r)
+	return encodeJUnit(w, junitDocument(r))
+}
+
+// encodeJUnit writes a JUnit document with its XML header.
+func encodeJUnit(w io.Writer, doc *junitSuites) error {
 	bw := bufio.NewWriter(w)
 	if _, err := bw.WriteString(xml.Header); err != nil {
 		return err

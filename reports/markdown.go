@@ -112,6 +112,9 @@ func mdTarget(w io.Writer, r *Report) {
 	if s := r.Target.ToolCallsText(); s != "" {
 		fmt.Fprintf(w, "- Tools: %s\n", mdText(truncateBytes(s, docTranscriptBytes)))
 	}
+	if s := r.Target.ReadonlyText(); s != "" {
+		fmt.Fprintf(w, "- To call tools: %s\n", mdText(truncateBytes(s, docTranscriptBytes)))
+	}
 	tool := mdText(toolName(r))
 	if r.Tool.Version != "" {
 		tool += " " + mdText(r.Tool.Version)

@@ -64,10 +64,16 @@ type Report struct {
 // what happened in plain words, the end of its stderr, and a hint.
 type StartFailure struct {
 	// Stage is "start" (the command could not run), "initialize" (no
-	// process completed initialize or server/discover) or "version".
+	// process completed initialize or server/discover) or "version"; a
+	// fleet says "setup" for a target not run (its setup command failed,
+	// a variable it requires is not set).
 	Stage string `json:"stage"`
 	// What says what happened, in plain words.
-	What       string   `json:"what"`
+	What string `json:"what"`
+	// Spoke is set when the server wrote a JSON-RPC message of its own on
+	// stdout: it got as far as the protocol, so its failure to complete
+	// initialize is not taken for the command's or the environment's.
+	Spoke      bool     `json:"spoke,omitempty"`
 	StderrTail []string `json:"stderrTail,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
 }
@@ -103,6 +109,10 @@ type ToolCall struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Called          bool   `json:"called"`
 	Why             string `json:"why,omitempty"`
+	// WouldCallReadonly is set for a tool not called that --call-tools
+	// readonly would call: the server annotates it readOnlyHint: true (its
+	// word, which the run does not verify) and its arguments can be built.
+	WouldCallReadonly bool `json:"wouldCallReadonly,omitempty"`
 }
 
 // ToolCallsText says in one line which listed tools were called and which
@@ -137,6 +147,32 @@ func (t Target) ToolCallsText() string {
 		s += " (--call-tools " + t.CallTools + ")"
 	}
 	return s
+}
+
+// ReadonlyText says, for a run that called no tool (--call-tools none),
+// which tools --call-tools readonly would call, and so how to have them
+// judged: "--call-tools readonly would call echo, add (annotated
+// readOnlyHint: true)": the annotation is the server's word, which the
+// run does not verify. Empty otherwise.
+func (t Target) ReadonlyText() string {
+	if t.CallTools != "none" {
+		return ""
+	}
+	var readonly []string
+	seen := map[string]bool{}
+	for _, c := range t.ToolCalls {
+		if c.WouldCallReadonly && !seen[c.Name] {
+			seen[c.Name] = true
+			readonly = append(readonly, c.Name)
+		}
+	}
+	switch {
+	case len(readonly) > 0:
+		return "--call-tools readonly would call " + strings.Join(readonly, ", ") + " (annotated readOnlyHint: true)"
+	case len(t.ToolCalls) > 0:
+		return "--call-tools readonly would call none of them (none is annotated readOnlyHint: true with arguments the suite can build)"
+	}
+	return ""
 }
 
 // Summary counts results per verdict and gives the overall verdict:

@@ -58,6 +58,12 @@ type Config struct {
 	// JudgeTimeout bounds judging (60 s when zero): evidence a hostile
 	// server shaped to be slow to judge cannot hold the run past it.
 	JudgeTimeout time.Duration
+	// ServerRequestWindow is how long, at least, the probe process stays
+	// open after its initialize for requests the server makes of the
+	// client (execute.ServerRequestWindow, 100 ms, when zero): the run
+	// waits at most this long beyond its own work, and a request arriving
+	// later is not seen.
+	ServerRequestWindow time.Duration
 	// Grace is each wait of the shutdown sequence (stdin closed, then
 	// SIGTERM, then SIGKILL; 2 s when zero).
 	Grace time.Duration

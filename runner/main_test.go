@@ -1,11 +1,9 @@
 package runner_test
 
 import (
-	"context"
-	"os"
 	"testing"
 
-	"github.com/mcpconform/mcpconform/mockserver"
+	"github.com/mcpconform/mcpconform/internal/servetest"
 )
 
 // serveEnv makes this test binary serve the reference server on stdio, as
@@ -13,17 +11,4 @@ import (
 // tests judge it without a build of the command.
 const serveEnv = "MCPCONFORM_RUNNER_TEST_SERVE"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(serveEnv) == "1" {
-		opts := mockserver.Options{}
-		if len(os.Args) > 2 && os.Args[1] == "--fault" {
-			opts.Faults = []string{os.Args[2]}
-		}
-		if err := mockserver.Serve(context.Background(), os.Stdin, os.Stdout, os.Stderr, opts); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { servetest.Main(m, serveEnv) }

@@ -14,6 +14,9 @@ import (
 	"github.com/mcpconform/mcpconform/transport"
 )
 
+// DefaultServerRequestWindow is Config.ServerRequestWindow when zero.
+const DefaultServerRequestWindow = executor.ServerRequestWindow
+
 // Run runs the suite with cfg against its server and judges it: New, then
 // Runner.Run.
 func Run(ctx context.Context, cfg Config) (*reports.Report, Outcome, error) {
@@ -56,6 +59,7 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 		Timeout:        cfg.Timeout,
 		StartTimeout:   cfg.StartTimeout,
 		Grace:          cfg.Grace,
+		RequestWindow:  cfg.ServerRequestWindow,
 		MaxMessageSize: cfg.MaxMessageSize,
 		SpecVersion:    cfg.SpecVersion,
 		Vectors:        cfg.Vectors,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -73,5 +74,43 @@ func TestNewRefusesUnknownSelectors(t *testing.T) {
 	_, err := runner.New(runner.Config{Command: []string{"./never-started"}, Only: []string{"area:pingg"}})
 	if err == nil || !strings.Contains(err.Error(), `--only "area:pingg" matches no check`) || !strings.Contains(err.Error(), "did you mean area:ping?") {
 		t.Errorf("got %v, want --only \"area:pingg\" refused with area:ping suggested", err)
+	}
+}
+
+// A default run calls no tool, and its report says which ones --call-tools
+// readonly would call: the reference server annotates echo, add and logo
+// readOnlyHint: true, and not delete_note or enable_extras.
+func TestDefaultRunSaysWhatReadonlyWouldCall(t *testing.T) {
+	cfg := runner.Config{
+		Command:     []string{os.Args[0]},
+		Env:         []string{serveEnv + "=1"},
+		SpecVersion: "2025-11-25",
+		Only:        []string{"area:tools"},
+	}
+	rep, _, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	would := map[string]bool{}
+	for _, c := range rep.Target.ToolCalls {
+		if c.Called {
+			t.Errorf("%s was called by a default run", c.Name)
+		}
+		would[c.Name] = c.WouldCallReadonly
+	}
+	want := map[string]bool{"echo": true, "add": true, "logo": true, "delete_note": false, "enable_extras": false}
+	if diff := cmp.Diff(want, would); diff != "" {
+		t.Errorf("tools readonly would call (-want +got):\n%s", diff)
+	}
+	const text = "--call-tools readonly would call echo, add, logo (annotated readOnlyHint: true)"
+	if got := rep.Target.ReadonlyText(); got != text {
+		t.Errorf("ReadonlyText: got %q, want %q", got, text)
+	}
+	cfg.CallTools = plan.ToolPolicy{Mode: plan.CallReadOnly}
+	if rep, _, err = runner.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Target.ReadonlyText(); got != "" {
+		t.Errorf("with --call-tools readonly, ReadonlyText: got %q, want nothing", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // diagnoseStart says, in plain words, why no session could be established:
 // what the first process did, the end of its stderr, and what to try.
 func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
-	f := &reports.StartFailure{Stage: run.Fatal.Stage, What: run.Fatal.Message}
+	f := &reports.StartFailure{Stage: run.Fatal.Stage, What: run.Fatal.Message, Spoke: spoke(run)}
 	var p *evidence.Process
 	for _, q := range run.Processes {
 		if p == nil || q.StartError != "" || q.Exit() != nil && p.Exit() == nil {
@@ -82,6 +82,23 @@ func heard(p *evidence.Process) bool {
 	for _, e := range p.Entries() {
 		if e.Dir == transcript.Recv {
 			return true
+		}
+	}
+	return false
+}
+
+// spoke reports whether a process of the run wrote a JSON-RPC message of
+// its own on stdout (not one of ours echoed back): whether the server got
+// as far as speaking the protocol.
+func spoke(run *evidence.Run) bool {
+	for _, p := range run.Processes {
+		if echoed(p) {
+			continue
+		}
+		for _, e := range p.Entries() {
+			if e.Dir == transcript.Recv && len(e.Msgs) > 0 {
+				return true
+			}
 		}
 	}
 	return false

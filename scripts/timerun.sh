@@ -15,20 +15,37 @@
 # peak RSS of the mcpconform process (with /usr/bin/time -v: Debian package
 # `time`, installed here when missing and running as root).
 #
-#   scripts/timerun.sh [-n N]
+# Side by side, old and new alternating so that the machine's load falls on
+# both alike (section "side"):
+#   - a default run against server-everything, and the official conformance
+#     suite (`--conformance PATH`: the dist/index.js of a build of
+#     modelcontextprotocol/conformance) against the same server, which it
+#     drives over Streamable HTTP only: the server is started for it before
+#     the clock, and its start is timed apart;
+#   - a fleet (`mcpconform fleet`) of the real servers of the compatibility
+#     matrix (go-sdk, mcp-go, TS McpServer, server-everything), --parallel 2
+#     against --parallel 1 (the same runs one after another), default runs
+#     and --spec-version all.
+#
+#   scripts/timerun.sh [-n N] [--conformance PATH] [--only runs,side,hostile]
 #
 # Figures measured with it are in docs/performance.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=7
+conformance=""
+only="runs,side,hostile"
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N]" >&2; exit 2 ;;
+    --conformance) conformance="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N] [--conformance PATH] [--only runs,side,hostile]" >&2; exit 2 ;;
   esac
 done
+section() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
 
 if [ ! -x /usr/bin/time ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends time >/dev/null 2>&1 ||
@@ -160,14 +177,6 @@ time_pair() {
 }
 
 echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d)"
-time_pair "reference server (mcpconform)"
-time_run "reference server, all versions" --spec-version all
-time_pair "go-sdk server" -- "$tmp/gosdk"
-time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
-time_pair "mcp-go server" -- "$tmp/mcpgo"
-first_answer "mock: first answer" "$tmp/mcpconform" mock
-first_answer "go-sdk server: first answer" "$tmp/gosdk"
-
 everything=""
 if command -v node >/dev/null; then
   pkg=internal/testservers/ts/node_modules/@modelcontextprotocol/server-everything
@@ -176,12 +185,82 @@ if command -v node >/dev/null; then
     everything="$PWD/$pkg/$bin"
   fi
 fi
-if [ -n "$everything" ]; then
-  time_pair "server-everything" -- node "$everything" stdio
-  time_pair "server-everything, --call-tools readonly" --call-tools readonly -- node "$everything" stdio
-  time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
-else
-  echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
+
+if section runs; then
+  time_pair "reference server (mcpconform)"
+  time_run "reference server, all versions" --spec-version all
+  time_pair "go-sdk server" -- "$tmp/gosdk"
+  time_run "go-sdk server, all versions" --spec-version all -- "$tmp/gosdk"
+  time_pair "mcp-go server" -- "$tmp/mcpgo"
+  first_answer "mock: first answer" "$tmp/mcpconform" mock
+  first_answer "go-sdk server: first answer" "$tmp/gosdk"
+  if [ -n "$everything" ]; then
+    time_pair "server-everything" -- node "$everything" stdio
+    time_pair "server-everything, --call-tools readonly" --call-tools readonly -- node "$everything" stdio
+    time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
+  else
+    echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
+  fi
+fi
+
+# side_by_side NAME-A NAME-B: runs the shell functions run_a and run_b in
+# turn, N times each, alternating, and prints the median wall of each and
+# their ratio.
+side_by_side() {
+  local a="$1" b="$2" wa=() wb=() t0 i
+  for i in $(seq "$runs"); do
+    t0=$(now_ms); run_a; wa+=($(( $(now_ms) - t0 )))
+    t0=$(now_ms); run_b; wb+=($(( $(now_ms) - t0 )))
+  done
+  local ma mb
+  ma=$(median "${wa[@]}") mb=$(median "${wb[@]}")
+  printf '%-52s wall %6s ms (median of %d; min %s, max %s)\n' "$a" "$ma" "$runs" "$(printf '%s\n' "${wa[@]}" | sort -n | head -1)" "$(printf '%s\n' "${wa[@]}" | sort -n | tail -1)"
+  printf '%-52s wall %6s ms (median of %d; min %s, max %s)  ratio %s\n' "$b" "$mb" "$runs" "$(printf '%s\n' "${wb[@]}" | sort -n | head -1)" "$(printf '%s\n' "${wb[@]}" | sort -n | tail -1)" \
+    "$(awk -v x="$ma" -v y="$mb" 'BEGIN {printf "%.2f", (y > 0) ? x / y : 0}')"
+}
+
+# wait_port PORT: waits (at most 20 s) until something listens on PORT.
+wait_port() {
+  local i
+  for i in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "timerun: nothing listens on port $1" >&2
+  return 1
+}
+
+if section side && [ -n "$everything" ] && [ -n "$conformance" ]; then
+  port=39171
+  t0=$(now_ms)
+  PORT=$port node "$everything" streamableHttp >/dev/null 2>&1 &
+  http_pid=$!
+  wait_port "$port"
+  echo "server-everything over Streamable HTTP: listening $(( $(now_ms) - t0 )) ms after its start (outside the official suite's time)"
+  run_a() { "$tmp/mcpconform" --quiet -- node "$everything" stdio >/dev/null 2>&1 || true; }
+  run_b() { node "$conformance" server --url "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true; }
+  side_by_side "mcpconform default run, server-everything (stdio)" "official suite, server-everything (HTTP)"
+  kill "$http_pid" 2>/dev/null || true
+  wait "$http_pid" 2>/dev/null || true
+elif section side; then
+  echo "official suite: skipped (needs --conformance PATH, node and internal/testservers/setup.sh)"
+fi
+
+if section side && [ -n "$everything" ]; then
+  # The compatibility matrix's servers as a target list.
+  for all in "" all; do
+    list="$tmp/fleet$all.yaml"
+    {
+      echo "targets:"
+      echo "  - {id: gosdk, command: [\"$tmp/gosdk\"], spec-version: \"$all\"}"
+      echo "  - {id: mcpgo, command: [\"$tmp/mcpgo\"], spec-version: \"$all\"}"
+      echo "  - {id: ts, command: [node, \"$PWD/internal/testservers/ts/server.mjs\"], spec-version: \"$all\"}"
+      echo "  - {id: everything, command: [node, \"$everything\", stdio], spec-version: \"$all\"}"
+    } >"$list"
+    run_a() { "$tmp/mcpconform" fleet --quiet --parallel 2 "$list" >/dev/null 2>&1 || true; }
+    run_b() { "$tmp/mcpconform" fleet --quiet --parallel 1 "$list" >/dev/null 2>&1 || true; }
+    side_by_side "fleet of 4 real servers${all:+, all versions}, --parallel 2" "the same one after another (--parallel 1)"
+  done
 fi
 
 # Memory against hostile servers: the peak RSS (VmHWM) of the mcpconform
@@ -201,6 +280,7 @@ peak_run() {
   wait "$pid" || true
   printf '%-40s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "$name" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
 }
+section hostile || exit 0
 for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
   peak_run "hostile: $fault" -- "$tmp/mcpconform" mock --fault "$fault"
 done

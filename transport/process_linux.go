@@ -29,9 +29,20 @@ func isolation() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// subreaper records whether this process became a child subreaper. err is
+// written on the spawner's thread and read by the runs that say what
+// strays they could see, several at once in a fleet: mu guards it.
 var subreaper struct {
 	once sync.Once
+	mu   sync.Mutex
 	err  error
+}
+
+// subreaperErr is why this process is no child subreaper, or nil.
+func subreaperErr() error {
+	subreaper.mu.Lock()
+	defer subreaper.mu.Unlock()
+	return subreaper.err
 }
 
 // prepareSpawn runs on the spawner's thread before each start.
@@ -40,7 +51,10 @@ func prepareSpawn() {
 	// subreaper among its ancestors: this process rather than init, where a
 	// double-forking daemon would be out of sight.
 	subreaper.once.Do(func() {
-		subreaper.err = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		subreaper.mu.Lock()
+		subreaper.err = err
+		subreaper.mu.Unlock()
 	})
 	markInheritedCloseOnExec()
 }

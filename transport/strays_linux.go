@@ -521,9 +521,9 @@ func findStrays(pgid int, pipes map[uint64]string) []Stray {
 }
 
 func strayCoverage() string {
-	if subreaper.err != nil {
+	if err := subreaperErr(); err != nil {
 		return "Linux /proc: the server's process group and session, its process tree while each parent lives, " +
-			"and processes holding its pipes; without a child subreaper (" + subreaper.err.Error() + ") a descendant " +
+			"and processes holding its pipes; without a child subreaper (" + err.Error() + ") a descendant " +
 			"that left the session and lost its parent (a daemon) is out of sight"
 	}
 	return "Linux /proc: the server's process group and session, its process tree, every orphaned descendant " +

@@ -156,6 +156,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	durationVar(fs, &o.run.Timeout, "timeout", 10*time.Second, "deadline of one request, a `duration` such as 10s or 1m30s")
 	durationVar(fs, &o.run.StartTimeout, "start-timeout", 20*time.Second, "the longest `duration` from starting a server process to its initialize result")
 	durationVar(fs, &o.run.RunTimeout, "run-timeout", 5*time.Minute, "the longest `duration` of the whole run, at least 1s; a partial report is written when it passes")
+	durationVar(fs, &o.run.ServerRequestWindow, "server-request-window", runner.DefaultServerRequestWindow, "how long, at least, the probe process stays open after its initialize for requests the server makes of the client (roots, sampling, elicitation), a `duration`; the run waits at most this long beyond its own work, and a request arriving later is not seen")
 	durationVar(fs, &o.run.Grace, "grace", 2*time.Second, "the `duration` of each wait of the shutdown sequence (stdin closed, then SIGTERM, then SIGKILL)")
 	fs.IntVar(&o.run.MaxMessageSize, "max-message-size", 64<<20, "longest stdout line read, in `bytes`; a longer line is not read into memory, and is recorded, not judged (the spec sets no size)")
 	fs.StringVar(&o.run.SpecVersion, "spec-version", "", "protocol `version` to judge under: one of "+strings.Join(wire.AllVersions, ", ")+", or all (default: the newest the server agrees to)")
@@ -199,6 +200,7 @@ func (o *options) validate() error {
 		{"start-timeout", o.run.StartTimeout, "20s"},
 		{"run-timeout", o.run.RunTimeout, "5m"},
 		{"grace", o.run.Grace, "2s"},
+		{"server-request-window", o.run.ServerRequestWindow, "1s"},
 	} {
 		if d.v <= 0 {
 			return fmt.Errorf("--%s %s: must be more than zero; write e.g. --%s %s", d.name, d.v, d.name, d.example)

@@ -181,7 +181,12 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"baseline", "--help"}, []string{"Usage: mcpconform baseline", "-write FILE", "-strict", "-baseline FILE"}},
 		{[]string{"baseline", "-h"}, []string{"Usage: mcpconform baseline"}},
 		{[]string{"help", "baseline"}, []string{"Usage: mcpconform baseline"}},
-		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|list|baseline]", "-color"}},
+		{[]string{"fleet", "--help"}, []string{"usage: mcpconform fleet", "-shard i/n", "-report-dir DIR", "setup-error (3"}},
+		{[]string{"fleet", "-h"}, []string{"usage: mcpconform fleet"}},
+		{[]string{"help", "fleet"}, []string{"usage: mcpconform fleet"}},
+		{[]string{"help", "merge"}, []string{"usage: mcpconform merge", "-balance N", "-targets FILE"}},
+		{[]string{"merge", "--help"}, []string{"usage: mcpconform merge"}},
+		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|list|baseline|fleet|merge]", "mcpconform fleet [flags] TARGETS.yaml", "-color", "-server-request-window duration"}},
 	} {
 		r := runCLI(t, tc.args...)
 		if r.code != exitConformant || r.stderr != "" {

@@ -7,7 +7,9 @@
 //	mcpconform list [--checks] [--json]
 //	mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
 //	mcpconform judge [report flags] EVIDENCE.json
-//	mcpconform help [mock|list|baseline]
+//	mcpconform fleet [flags] TARGETS.yaml
+//	mcpconform merge [flags] DIR...
+//	mcpconform help [mock|list|baseline|fleet|merge]
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize,
@@ -70,6 +72,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runBaseline(args[1:], stdout, stderr)
 		case "judge":
 			return runJudge(args[1:], stdout, stderr)
+		case "fleet":
+			return runFleet(args[1:], stdout, stderr)
+		case "merge":
+			return runMerge(args[1:], stdout, stderr)
 		case "help":
 			return runHelp(args[1:], stdout, stderr)
 		}
@@ -95,8 +101,12 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		listUsage(stdout)
 	case "baseline":
 		baselineUsage(stdout)
+	case "fleet":
+		fleetUsage(stdout)
+	case "merge":
+		mergeUsage(stdout)
 	default:
-		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline\n", args[0])
+		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline, help fleet, help merge\n", args[0])
 		return exitUsage
 	}
 	return exitConformant
@@ -113,7 +123,10 @@ Usage:
   mcpconform list [--checks] [--json]         list every requirement and the checks that test it
   mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
                                               write a baseline of the current failures
-  mcpconform help [mock|list|baseline]        show this help, or a sub-command's
+  mcpconform fleet [flags] TARGETS.yaml       test every server of a target list, one report for all
+  mcpconform merge [flags] DIR...             merge the reports of a fleet's shards
+  mcpconform help [mock|list|baseline|fleet|merge]
+                                              show this help, or a sub-command's
 
 A server binary named like a sub-command is run as ./mock, ./list, ...
 

@@ -45,25 +45,15 @@ func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) er
 		return err
 	}
 	for _, r := range o.reportFlags() {
-		switch r.path {
-		case "":
+		if r.path == "" {
 			continue
-		case "-":
-			if err := r.write(stdout, rep); err != nil {
-				return fmt.Errorf("writing the %s report to stdout: %v", r.name, err)
+		}
+		if err := writeTo(r.path, stdout, func(w io.Writer) error { return r.write(w, rep) }); err != nil {
+			where := r.path
+			if where == "-" {
+				where = "stdout"
 			}
-			continue
-		}
-		f, err := os.Create(r.path)
-		if err != nil {
-			return err
-		}
-		if err := r.write(f, rep); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %v", r.path, err)
-		}
-		if err := f.Close(); err != nil {
-			return err
+			return fmt.Errorf("writing the %s report to %s: %v", r.name, where, err)
 		}
 	}
 	if o.reportDir != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/fleet"
 	"github.com/mcpconform/mcpconform/internal/compat"
 	"github.com/mcpconform/mcpconform/internal/testservers"
 	"github.com/mcpconform/mcpconform/reports"
@@ -234,24 +235,22 @@ func TestGolden(t *testing.T) {
 // runSuite runs the whole suite, every protocol version, against argv.
 func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 	t.Helper()
+	// The settings are the target list's (targets.yaml, which says why
+	// each is what it is), so that a fleet of the same servers judges
+	// them alike.
+	tg := target(t, name)
+	policy, err := plan.ParseToolPolicy(tg.CallTools)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := execute.Config{
-		Command:     argv,
-		Env:         transport.Environment(nil, false),
-		Timeout:     5 * time.Second,
-		SpecVersion: "all",
-		// Node.js takes 0.3 s to start a server when the machine is idle,
-		// but over 20 s (the default deadline) was seen with the CPU
-		// oversubscribed tenfold, turning warnings of fresh-process probes
-		// into harness errors. The deadline of a start is not what is judged.
-		StartTimeout: time.Minute,
-		// server-everything asks for roots 350 ms after initialize: on a
-		// loaded machine that timer fires late, and whether the request is
-		// seen must not change the golden verdicts.
-		RequestWindow: 5 * time.Second,
-		// Our own test servers are trusted: their tools annotated
-		// readOnlyHint: true are called, so that the tool checks judge
-		// real SDKs' results.
-		CallTools: plan.ToolPolicy{Mode: plan.CallReadOnly},
+		Command:       argv,
+		Env:           transport.Environment(nil, false),
+		Timeout:       time.Duration(tg.Timeout),
+		SpecVersion:   tg.SpecVersion,
+		StartTimeout:  time.Duration(tg.StartTimeout),
+		RequestWindow: time.Duration(tg.ServerRequestWindow),
+		CallTools:     policy,
 	}
 	run, err := execute.Execute(context.Background(), cfg)
 	if err != nil {
@@ -273,6 +272,44 @@ func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// target is the entry of a server in targets.yaml.
+func target(t *testing.T, name string) fleet.Target {
+	t.Helper()
+	list, err := fleet.Load("targets.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range list.Targets {
+		if tg.ID == name {
+			return tg
+		}
+	}
+	t.Fatalf("targets.yaml has no target %s", name)
+	return fleet.Target{}
+}
+
+// TestTargetsListTheServers: the target list holds the matrix's servers,
+// in its order, and a fleet accepts it.
+func TestTargetsListTheServers(t *testing.T) {
+	list, err := fleet.Load("targets.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := list.Check(); err != nil {
+		t.Fatal(err)
+	}
+	var ids, want []string
+	for _, tg := range list.Targets {
+		ids = append(ids, tg.ID)
+	}
+	for _, s := range compat.Servers {
+		want = append(want, s.Name)
+	}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("targets.yaml lists (-want +got):\n%s", diff)
+	}
 }
 
 // writeReport writes the JSON report of a run, the evidence behind a

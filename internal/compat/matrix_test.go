@@ -70,19 +70,6 @@ func TestRender(t *testing.T) {
 	}
 }
 
-func TestShortReason(t *testing.T) {
-	for _, tc := range []struct{ in, nonce, want string }{
-		{"got error for mcpconform-missing://ab12cd/x", "ab12cd", "got error for mcpconform-missing://{nonce}/x"},
-		{"(stderr: gosdk: 2026/11/30 15:17:55 empty batch)", "", "(stderr: gosdk: empty batch)"},
-		{`message "[\n  {\n    \"expected\""`, "", `message "[ { \"expected\""`},
-		{strings.Repeat("word ", 60), "", strings.TrimSpace(strings.Repeat("word ", 32)) + " …"},
-	} {
-		if got := compat.ShortReason(tc.in, tc.nonce); got != tc.want {
-			t.Errorf("ShortReason(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestKey(t *testing.T) {
 	id, v := compat.SplitKey(compat.Key("parse-error", "2025-06-18"))
 	if id != "parse-error" || v != "2025-06-18" {

@@ -40,7 +40,7 @@ func jsonrpcChecks() []*Check {
 			Description: "requests the server sends have string or integer ids",
 			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "every server request id is a string or an integer", "the server sent no requests", isServerRequest, serverRequestIDRule)
+				return messageFinding(j, "every server request id is a string or an integer", noServerRequest(j), isServerRequest, serverRequestIDRule)
 			},
 		},
 		{
@@ -48,7 +48,7 @@ func jsonrpcChecks() []*Check {
 			Description: "requests the server sends never have a null id",
 			Needs:       []plan.Probe{plan.ProbeServerRequests},
 			Judge: func(j *J) Finding {
-				return messageFinding(j, "no server request has a null id", "the server sent no requests", isServerRequest, func(m *wire.Message) string {
+				return messageFinding(j, "no server request has a null id", noServerRequest(j), isServerRequest, func(m *wire.Message) string {
 					// A notification method with a null id is judged as a
 					// notification with an id (JSONRPC-09).
 					if wire.Type(m.ID) == "null" && !strings.HasPrefix(m.Method, "notifications/") {
@@ -268,7 +268,18 @@ func checkServerIDsUnique(j *J) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d server request ids, none reused", t.n), "the server sent no requests")
+	return t.finding(fmt.Sprintf("%d server request ids, none reused", t.n), noServerRequest(j))
+}
+
+// noServerRequest is what a check of the requests a server makes of the
+// client says when none arrived. The run waited for them only so long
+// (evidence recorded before the window was recorded does not say).
+func noServerRequest(j *J) string {
+	w := j.Run.RequestWindow
+	if w <= 0 {
+		return "the server sent no requests"
+	}
+	return fmt.Sprintf("no server request arrived during the run's work or within the %s window after the probe process's initialize (--server-request-window); a later one is not seen", w)
 }
 
 func checkIDEcho(j *J) Finding {

@@ -451,7 +451,7 @@ func checkNoEarlyRequests(j *J) Finding {
 			}
 		}
 	}
-	return t.finding(fmt.Sprintf("%d server request(s), none before initialized but ping", t.n), "the server sent no requests")
+	return t.finding(fmt.Sprintf("%d server request(s), none before initialized but ping", t.n), noServerRequest(j))
 }
 
 // serverLogging reports whether the process completed an initialize whose
@@ -494,7 +494,7 @@ func checkNegotiatedRequests(j *J) Finding {
 			}
 		})
 	}
-	return t.finding(fmt.Sprintf("%d server request(s) and log notification(s), each within the negotiated capabilities", t.n), "the server sent no requests and no log notifications")
+	return t.finding(fmt.Sprintf("%d server request(s) and log notification(s), each within the negotiated capabilities", t.n), noServerRequest(j)+", and no log notification")
 }
 
 func checkUnknownClientCaps(j *J) Finding {

@@ -628,6 +628,10 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 					why = "not reached (the session ended, or the budget of calls was spent)"
 				}
 				tc.Why = why
+				// What --call-tools readonly would do, so that a default
+				// run tells how to have the tool judged.
+				_, args, _ := plan.ToolCall(it, plan.ToolPolicy{Mode: plan.CallReadOnly})
+				tc.WouldCallReadonly = p.Mode != plan.CallReadOnly && args != nil
 			}
 			out = append(out, tc)
 		}

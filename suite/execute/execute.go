@@ -58,7 +58,7 @@ type Config struct {
 	Parallel int
 	// RequestWindow is how long, at least, the probe process stays open
 	// after its initialize for the requests a server makes of the client
-	// (serverRequestWindow when zero).
+	// (ServerRequestWindow when zero).
 	RequestWindow time.Duration
 	// Tests, when set, says whether a vector test is selected (--only,
 	// --skip); the others are not run.
@@ -125,7 +125,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 		cfg.StartTimeout = max(cfg.Timeout, 20*time.Second)
 	}
 	if cfg.RequestWindow <= 0 {
-		cfg.RequestWindow = serverRequestWindow
+		cfg.RequestWindow = ServerRequestWindow
 	}
 	if cfg.Tests == nil {
 		cfg.Tests = func(string) bool { return true }
@@ -138,7 +138,7 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes), stop: stop}
-	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Transport: evidence.TransportStdio, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
+	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Transport: evidence.TransportStdio, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, RequestWindow: cfg.RequestWindow, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Tests(t.ID) {

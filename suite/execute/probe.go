@@ -23,12 +23,18 @@ import (
 // window is what decided.
 const aliveDeadline = 3 * time.Second
 
-// serverRequestWindow is how long, at least, the probe process stays open
+// ServerRequestWindow is how long, at least, the probe process stays open
 // after an initialize that declared client capabilities, for the requests
-// a server makes of them; requestSettle is how long the tests wait after
-// the server answered a ping sent after notifications/initialized.
+// a server makes of them, when the run does not say
+// (--server-request-window). The process's own work (the disposable
+// tests) goes on meanwhile, so the run waits at most this long beyond its
+// work, and only as long as its work is shorter; a request that arrives
+// later is not seen, and the checks that needed one skip saying so.
+// settleTimeout bounds the ping sent after notifications/initialized, and
+// requestSettle is how long the tests wait after its answer.
 const (
-	serverRequestWindow = 500 * time.Millisecond
+	ServerRequestWindow = 100 * time.Millisecond
+	settleTimeout       = 500 * time.Millisecond
 	requestSettle       = 50 * time.Millisecond
 )
 
@@ -98,12 +104,12 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 		// notifications/initialized is answered once the server has taken
 		// that notification in, so a request it makes at once is seen
 		// before the tests go on; for later ones the process stays open
-		// at least serverRequestWindow after initialize, while the tests
+		// at least the request window after initialize, while the tests
 		// run, and waits out the rest only if they were quicker.
 		from, since := p.c.Transcript().Len(), time.Now()
 		isRequest := func(m *wire.Message) bool { return m.Kind() == wire.KindRequest }
 		window := x.cfg.RequestWindow
-		p.c.Do(ctx, mockclient.Request{Tag: plan.ProbeSettle.Tag(), Method: "ping", Timeout: min(window, serverRequestWindow)})
+		p.c.Do(ctx, mockclient.Request{Tag: plan.ProbeSettle.Tag(), Method: "ping", Timeout: settleTimeout})
 		p.c.WaitInbound(from, min(requestSettle, max(window-time.Since(since), 0)), isRequest)
 		first := p
 		defer func() {
