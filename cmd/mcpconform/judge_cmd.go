@@ -75,5 +75,6 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
+	tellPartial(stderr, o, rep, code)
 	return code
 }

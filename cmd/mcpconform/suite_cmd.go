@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
@@ -69,7 +70,29 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
+	tellPartial(stderr, o, rep, code)
 	return code
+}
+
+// tellPartial says, for a run cut short, where its partial report is.
+func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
+	if rep.Interrupted == "" || code != exitIncomplete {
+		return
+	}
+	var where []string
+	for _, r := range o.reportFlags() {
+		if r.path != "" && r.path != "-" {
+			where = append(where, r.path)
+		}
+	}
+	if o.reportDir != "" {
+		where = append(where, o.reportDir+string(filepath.Separator))
+	}
+	if len(where) == 0 {
+		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
+		return
+	}
+	fmt.Fprintf(stderr, "mcpconform: the report is partial: %s\n", strings.Join(where, ", "))
 }
 
 // execute runs the suite and returns the report and the exit code. A nil
