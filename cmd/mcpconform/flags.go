@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -133,6 +134,13 @@ type options struct {
 	htmlOut     string
 	reportDir   string
 	evidence    string
+	// redactEnv names the variables whose values --redact-env takes out
+	// of the evidence and the reports; validate finds their values.
+	redactEnv []string
+	secrets   []redact.Secret
+	// warnings are what validate found wrong but not fatal, printed
+	// before the run.
+	warnings    []string
 	noColor     bool
 	color       string
 	verbose     bool
@@ -168,7 +176,8 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary; - for stdout)")
 	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
 	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names")
-	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
+	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge; it holds whatever the server wrote, secrets its tools returned too (see --redact-env)")
+	fs.Var(listFlag{&o.redactEnv, "--redact-env API_KEY"}, "redact-env", "replace the values of these environment variables (`NAME`s, comma-separated or repeated; from --env, else mcpconform's environment) with [redacted:NAME] wherever they occur in the evidence and the reports")
 	fs.StringVar(&o.run.Baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
 	fs.BoolVar(&o.run.Strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
@@ -242,6 +251,14 @@ func (o *options) validate() error {
 			return errors.New("--no-color and --color=always contradict each other; write one of them")
 		}
 		o.color = colorNever
+	}
+	var missing, short []string
+	o.secrets, missing, short = redact.Secrets(o.redactEnv, o.run.Env, os.LookupEnv)
+	for _, name := range missing {
+		o.warnings = append(o.warnings, fmt.Sprintf("--redact-env %s: no such variable in --env or the environment; nothing to redact", name))
+	}
+	for _, name := range short {
+		o.warnings = append(o.warnings, fmt.Sprintf("--redact-env %s: its value is shorter than %d characters and is left as it is (it would blank out ordinary text)", name, redact.MinLength))
 	}
 	if o.quiet && o.verbose {
 		return errors.New("--quiet and --verbose contradict each other; write one of them")
