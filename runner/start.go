@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,8 +35,11 @@ func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 	switch {
 	case p.StartError != "":
 		f.What = "the command could not be started: " + strings.TrimPrefix(p.StartError, transport.ErrStart.Error()+": ")
-		if len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t") {
+		switch {
+		case len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t"):
 			f.Hint = fmt.Sprintf("no program is named %q: did you mean to split it into words (mcpconform %s)?", run.Command[0], strings.Join(strings.Fields(run.Command[0]), " "))
+		case len(run.Command) > 0 && cfg.Dir != "":
+			f.Hint = cwdHint(run.Command[0], cfg.Dir)
 		}
 		return f
 	case p.Echoes():
@@ -61,6 +65,20 @@ func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 		f.Hint = envHint(p, cfg)
 	}
 	return f
+}
+
+// cwdHint explains, for a relative command that could not be started,
+// that it is found from mcpconform's own directory, not from --cwd, and
+// names the one in --cwd when there is one.
+func cwdHint(command, dir string) string {
+	if filepath.IsAbs(command) || !strings.ContainsRune(command, filepath.Separator) {
+		return ""
+	}
+	h := fmt.Sprintf("a relative command is found from mcpconform's own directory, not from --cwd %s", dir)
+	if st, err := os.Stat(filepath.Join(dir, command)); err == nil && !st.IsDir() {
+		h += fmt.Sprintf("; for the one in %s, write mcpconform --cwd %s -- %s", dir, dir, filepath.Join(dir, command))
+	}
+	return h
 }
 
 func exitWords(e *transcript.Exit) string {

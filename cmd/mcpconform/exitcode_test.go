@@ -33,7 +33,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown --only", func(*testing.T) []string { return []string{"--only", "no-such-check"} }, exitUsage, `--only "no-such-check" matches no check`, ""},
 		{"bad glob", func(*testing.T) []string { return []string{"--skip", "res[ources"} }, exitUsage, "bad glob pattern", ""},
 		{"report into a missing directory", func(*testing.T) []string { return []string{"--json", "no/such/dir/r.json"} }, exitUsage, "cannot write no/such/dir/r.json", ""},
-		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: exec: "},
+		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: /nonexistent/server: no such file"},
 		// Whether the server had read its input is a race it alone
 		// decides: either wording is true.
 		{"server exits before initialize", func(t *testing.T) []string { return against(t, nil, "crash-on-start") }, exitTarget, "",
