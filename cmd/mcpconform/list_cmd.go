@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
 	"github.com/mcpconform/mcpconform/vectors"
 )
@@ -26,7 +28,8 @@ func listUsage(w io.Writer) {
 Lists every requirement of the catalogue: its level, the protocol versions it
 applies to, what it says, and the checks that test it or the reason none can.
 --checks lists the checks instead, with their spec links. The ids, levels and
-areas shown are what --only, --skip and baselines select.
+areas shown are what --only, --skip and baselines select. Lines wrap at the
+terminal's width (at 100 columns into a file or a pipe); --json is whole.
 
 Flags:
 `)
@@ -65,9 +68,16 @@ func runList(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	case *byCheck:
-		listing.WriteChecks(stdout, checks)
+		listing.WriteChecks(stdout, checks, listWidth(stdout))
 	default:
-		listing.WriteRequirements(stdout, checks)
+		listing.WriteRequirements(stdout, checks, listWidth(stdout))
 	}
 	return exitConformant
+}
+
+// listWidth is the width a listing wraps at: the terminal's, or, into a
+// file or a pipe, the 100 columns the console report keeps to.
+func listWidth(w io.Writer) int {
+	f, _ := w.(*os.File)
+	return reports.TerminalWidth(f, 100)
 }

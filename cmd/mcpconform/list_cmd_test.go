@@ -19,9 +19,24 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 	text := out.String()
+	lead := strings.Repeat(" ", len("REQUIREMENT  "))
 	for _, r := range catalog.All() {
-		if want := strings.ReplaceAll(r.Summary, "`", ""); !strings.Contains(text, "\n"+strings.Repeat(" ", len("REQUIREMENT  "))+want+"\n") {
-			t.Errorf("%s: summary %q is not under its row", r.ID, want)
+		// The lines under its row, joined: what it says, then what
+		// tests it.
+		i := strings.Index(text, "\n"+r.ID+" ")
+		if i < 0 {
+			t.Errorf("%s: no row", r.ID)
+			continue
+		}
+		var under []string
+		for _, l := range strings.Split(text[i+1:], "\n")[1:] {
+			if !strings.HasPrefix(l, lead) {
+				break
+			}
+			under = append(under, strings.TrimPrefix(l, lead))
+		}
+		if want := strings.ReplaceAll(r.Summary, "`", ""); !strings.HasPrefix(strings.Join(under, " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("%s: summary %q is not under its row: %q", r.ID, want, under)
 			break
 		}
 	}
@@ -63,5 +78,21 @@ func TestNoUnshippedCitations(t *testing.T) {
 	baselineUsage(&help)
 	if m := unshipped.FindString(help.String()); m != "" {
 		t.Errorf("the help cites %q", m)
+	}
+}
+
+// TestListWraps: the listings wrap within the width they are given (the
+// terminal's; 100 columns into a pipe), a link alone on its line aside.
+func TestListWraps(t *testing.T) {
+	for _, args := range [][]string{nil, {"--checks"}} {
+		var out, errOut bytes.Buffer
+		if code := runList(args, &out, &errOut); code != exitConformant {
+			t.Fatalf("list %v: exit %d", args, code)
+		}
+		for _, l := range strings.Split(out.String(), "\n") {
+			if n := len([]rune(l)); n > 100 && !strings.HasPrefix(strings.TrimSpace(l), "https://") {
+				t.Errorf("list %v: a line of %d columns: %q", args, n, l)
+			}
+		}
 	}
 }
