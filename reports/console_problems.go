@@ -63,17 +63,16 @@ func splitGot(msg string) (head, got string) {
 	return msg, ""
 }
 
-// problemBlocks groups the problems of results into findings and the
-// findings into blocks: failures first, then errors, then warnings, each
+// findingsOf groups the results whose verdict keep accepts into findings,
 // in report order.
-func problemBlocks(results []*Result) []*block {
+func findingsOf(results []*Result, keep func(Verdict) bool) []*finding {
 	var findings []*finding
 	index := map[string]*finding{}
 	for _, res := range results {
-		if !problem(res.Verdict) {
+		if !keep(res.Verdict) {
 			continue
 		}
-		k := strings.Join([]string{res.ID, string(res.Verdict), res.Requirement, res.Level, cause(res.Message)}, "\x00")
+		k := findingKey(res)
 		f := index[k]
 		if f == nil {
 			f = &finding{}
@@ -82,6 +81,20 @@ func problemBlocks(results []*Result) []*block {
 		}
 		f.results = append(f.results, res)
 	}
+	return findings
+}
+
+// findingKey is what the results of one finding share: the check, the
+// verdict, the rule and the cause.
+func findingKey(res *Result) string {
+	return strings.Join([]string{res.ID, string(res.Verdict), res.Requirement, res.Level, cause(res.Message)}, "\x00")
+}
+
+// problemBlocks groups the problems of results into findings and the
+// findings into blocks: failures first, then errors, then warnings, each
+// in report order.
+func problemBlocks(results []*Result) []*block {
+	findings := findingsOf(results, problem)
 	var blocks []*block
 	byKey := map[string]*block{}
 	for _, f := range findings {

@@ -14,14 +14,23 @@ const (
 	JUnitFile    = "junit.xml"
 	MarkdownFile = "report.md"
 	HTMLFile     = "report.html"
+	SARIFFile    = "report.sarif"
 )
 
-// WriteDir writes the JSON, JUnit, Markdown and HTML reports into dir,
-// creating it if needed. Each file is written to a temporary name and
+// DirOptions shapes the reports WriteDirWith writes.
+type DirOptions struct {
+	SARIF SARIFOptions
+}
+
+// WriteDir writes the JSON, JUnit, Markdown, HTML and SARIF reports into
+// dir, creating it if needed. Each file is written to a temporary name and
 // renamed into place, so an interrupted run never leaves a half-written
 // report behind. A failure of one format does not stop the others; the
 // errors are joined.
-func WriteDir(dir string, r *Report) error {
+func WriteDir(dir string, r *Report) error { return WriteDirWith(dir, r, DirOptions{}) }
+
+// WriteDirWith is WriteDir with options.
+func WriteDirWith(dir string, r *Report, o DirOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating report directory: %w", err)
 	}
@@ -34,6 +43,7 @@ func WriteDir(dir string, r *Report) error {
 		{JUnitFile, WriteJUnit},
 		{MarkdownFile, WriteMarkdown},
 		{HTMLFile, WriteHTML},
+		{SARIFFile, func(w io.Writer, r *Report) error { return WriteSARIF(w, r, o.SARIF) }},
 	} {
 		if err := writeFile(filepath.Join(dir, f.name), r, f.write); err != nil {
 			errs = append(errs, fmt.Errorf("writing %s: %w", f.name, err))

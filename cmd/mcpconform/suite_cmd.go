@@ -192,7 +192,7 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 // checkDestinations checks the report destinations before anything runs,
 // so a typo does not cost a whole run, printing what is wrong.
 func checkDestinations(o *options, stderr io.Writer) bool {
-	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.evidence} {
+	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.sarifOut, o.evidence} {
 		if p == "" || p == "-" {
 			continue
 		}
