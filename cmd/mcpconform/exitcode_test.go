@@ -151,3 +151,44 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+// TestStartFailureFirstAndShort: a server that exits at once says why
+// first (stderr's first line), and the whole output stays within 20
+// lines: the block, the checks it failed on the way, the summary. The
+// hint about the environment comes only when its stderr names a
+// variable, and the failures it made on the way make the report
+// nonconformant, not an error (exit 3 all the same).
+func TestStartFailureFirstAndShort(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script, hint string
+	}{
+		{"names a variable", `echo "fatal: API_KEY is not set" >&2; exit 1`, "hint: its stderr names API_KEY, which is not set here either"},
+		{"says nothing", `exit 1`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := runCLIIn(t, dir, "--json", "r.json", "--", "sh", "-c", tc.script)
+			if r.code != exitTarget {
+				t.Fatalf("got %v, want exit 3", r)
+			}
+			if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, "mcpconform: the server did not start: it ") {
+				t.Errorf("stderr does not start with the start failure: %q", r.stderr)
+			}
+			if n := strings.Count(r.stdout+r.stderr, "\n"); n > 20 {
+				t.Errorf("%d lines, want at most 20:\n%s%s", n, r.stderr, r.stdout)
+			}
+			hinted := strings.Contains(r.stderr, "hint:")
+			if tc.hint == "" && hinted || tc.hint != "" && !strings.Contains(r.stderr, tc.hint) {
+				t.Errorf("stderr %q; want hint %q", r.stderr, tc.hint)
+			}
+			if strings.Contains(r.stdout, "Sent:") || strings.Contains(r.stdout, "sent {") {
+				t.Errorf("the console details checks that could not run:\n%s", r.stdout)
+			}
+			rep := readJSONReport(t, filepath.Join(dir, "r.json"))
+			if rep.Summary.Fail > 0 && (rep.Summary.Verdict != "nonconformant" || !strings.Contains(r.stdout, "— NONCONFORMANT")) {
+				t.Errorf("%d failures, verdict %q: a failure is never hidden", rep.Summary.Fail, rep.Summary.Verdict)
+			}
+		})
+	}
+}
