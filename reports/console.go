@@ -373,25 +373,9 @@ func (c console) wrapped(label, text string, n int) {
 	width := consoleWidth - utf8.RuneCountInString(lead)
 	var lines []string
 	for _, para := range strings.Split(text, "\n") {
-		cur := ""
-		for _, w := range strings.Fields(sanitize(para, oneLine)) {
-			switch {
-			case cur == "":
-				cur = w
-			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
-				cur += " " + w
-			default:
-				lines = append(lines, cur)
-				cur = w
-			}
-		}
-		if cur != "" {
-			lines = append(lines, cur)
-		}
+		lines = append(lines, wordWrap(sanitize(para, oneLine), width, width)...)
 	}
-	if len(lines) > n {
-		lines = append(lines[:n-1], strings.Join(lines[n-1:], " "))
-	}
+	lines = capLines(lines, n)
 	for i, l := range lines {
 		prefix := lead
 		if i == 0 && label != "" {
@@ -409,29 +393,7 @@ func (c console) para(text string, n int) { c.paraAfter("", 0, text, n) }
 // paraAfter prints a paragraph as para does, its first line led by lead
 // (the writer's own text, colour included), which takes width columns.
 func (c console) paraAfter(lead string, width int, text string, n int) {
-	var lines []string
-	cur := ""
-	for _, w := range strings.Fields(sanitize(text, oneLine)) {
-		width := consoleWidth - width
-		if len(lines) > 0 {
-			width = consoleWidth - 2
-		}
-		switch {
-		case cur == "":
-			cur = w
-		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
-			cur += " " + w
-		default:
-			lines = append(lines, cur)
-			cur = w
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	if len(lines) > n {
-		lines = append(lines[:n-1], strings.Join(lines[n-1:], " "))
-	}
+	lines := capLines(wordWrap(sanitize(text, oneLine), consoleWidth-width, consoleWidth-2), n)
 	for i, l := range lines {
 		if i == 0 {
 			fmt.Fprintln(c.w, lead+truncate(l, consoleWidth-width))
@@ -439,6 +401,38 @@ func (c console) paraAfter(lead string, width int, text string, n int) {
 			fmt.Fprintln(c.w, "  "+truncate(l, consoleWidth-2))
 		}
 	}
+}
+
+// wordWrap breaks text into lines at its spaces, the first line at most
+// first characters wide and the others rest; a word longer than a line
+// stands alone on its line.
+func wordWrap(text string, first, rest int) []string {
+	var lines []string
+	cur, width := "", first
+	for _, w := range strings.Fields(text) {
+		switch {
+		case cur == "":
+			cur = w
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur, width = w, rest
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// capLines keeps at most n lines, the last one holding the rest (to be
+// cut when printed).
+func capLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return append(lines[:n-1], strings.Join(lines[n-1:], " "))
+	}
+	return lines
 }
 
 // wrapRunes cuts an already sanitized value into lines of the console's
