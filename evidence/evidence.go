@@ -32,6 +32,10 @@ const Format = 2
 // over its stdin and stdout.
 const TransportStdio = "stdio"
 
+// TransportHTTP names the Streamable HTTP transport: a server at a URL
+// (or a Unix socket), each process of the run one HTTP session with it.
+const TransportHTTP = "http"
+
 // Run is everything one run of the suite observed.
 type Run struct {
 	Format int `json:"format"`

@@ -397,7 +397,7 @@ func (fs faultSet) has(name string) bool {
 // line wants it (ValidateFaults lists every valid name).
 func CheckFaultNames(names []string) error {
 	var known []string
-	for _, f := range Faults() {
+	for _, f := range slices.Concat(Faults(), HTTPFaults()) {
 		known = append(known, f.Name)
 	}
 	for _, n := range names {

@@ -53,26 +53,8 @@ func ServeConn(ctx context.Context, c io.ReadWriter, errOut io.Writer, opts Opti
 // serve runs one session over the transport open returns; open gets the
 // faults, for those of its framing, and the recorder.
 func serve(ctx context.Context, errOut io.Writer, opts Options, open func(faultSet, *recorder) conn) error {
-	if err := ValidateFaults(opts.Faults); err != nil {
-		return err
-	}
-	if err := ValidateVariants(opts.Variants); err != nil {
-		return err
-	}
-	fx := opts.Fixture
-	if fx == nil {
-		fx = DefaultFixture()
-	}
-	variants := newVariantSet(opts.Variants)
-	fx, err := variants.fixture(fx)
+	cat, err := compileOptions(opts)
 	if err != nil {
-		return err
-	}
-	cat, err := compile(fx)
-	if err != nil {
-		return err
-	}
-	if err := variants.adjustCatalog(cat); err != nil {
 		return err
 	}
 	if errOut == nil {
@@ -82,9 +64,37 @@ func serve(ctx context.Context, errOut io.Writer, opts Options, open func(faultS
 	rec := &recorder{w: opts.Record}
 	defer rec.close()
 	s := newServer(cat, faults, open(faults, rec), errOut)
-	s.variants = variants
+	s.variants = newVariantSet(opts.Variants)
 	s.startVariants()
 	return s.run(ctx)
+}
+
+// compileOptions checks the faults and variants of opts and prepares its
+// fixture, as the variants change it, for serving.
+func compileOptions(opts Options) (*catalog, error) {
+	if err := ValidateFaults(opts.Faults); err != nil {
+		return nil, err
+	}
+	if err := ValidateVariants(opts.Variants); err != nil {
+		return nil, err
+	}
+	fx := opts.Fixture
+	if fx == nil {
+		fx = DefaultFixture()
+	}
+	variants := newVariantSet(opts.Variants)
+	fx, err := variants.fixture(fx)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := compile(fx)
+	if err != nil {
+		return nil, err
+	}
+	if err := variants.adjustCatalog(cat); err != nil {
+		return nil, err
+	}
+	return cat, nil
 }
 
 // server is one MCP session. Its state is touched only by the goroutine of

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
 )
 
 // TestListShowsSummariesAndLevels: `mcpconform list` prints what each
@@ -63,7 +64,7 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 // ids of notes kept elsewhere).
 func TestNoUnshippedCitations(t *testing.T) {
 	unshipped := regexp.MustCompile(`§|\b[AE]-\d+\b|DESIGN|requirements\.md`)
-	for _, args := range [][]string{nil, {"--checks"}} {
+	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
 		var out, errOut bytes.Buffer
 		runList(args, &out, &errOut)
 		if m := unshipped.FindString(out.String()); m != "" {
@@ -84,7 +85,7 @@ func TestNoUnshippedCitations(t *testing.T) {
 // TestListWraps: the listings wrap within the width they are given (the
 // terminal's; 100 columns into a pipe), a link alone on its line aside.
 func TestListWraps(t *testing.T) {
-	for _, args := range [][]string{nil, {"--checks"}} {
+	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
 		var out, errOut bytes.Buffer
 		if code := runList(args, &out, &errOut); code != exitConformant {
 			t.Fatalf("list %v: exit %d", args, code)
@@ -94,5 +95,28 @@ func TestListWraps(t *testing.T) {
 				t.Errorf("list %v: a line of %d columns: %q", args, n, l)
 			}
 		}
+	}
+}
+
+// TestListClientChecks: `mcpconform list --client` shows every check of
+// client mode with its requirement, and its spec link on the line below,
+// and the requirement listing counts them as testing their requirements.
+func TestListClientChecks(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runList([]string{"--client"}, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	for _, c := range checks.ClientChecks() {
+		r, _ := catalog.Get(c.Requirement)
+		vs := r.VersionList()
+		url := catalog.URL(vs[len(vs)-1], r.Versions[vs[len(vs)-1]])
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.ID) + ` +` + regexp.QuoteMeta(c.Requirement) + ` .*\n +` + regexp.QuoteMeta(url) + `$`).MatchString(out.String()) {
+			t.Errorf("list --client has no row for %s with %s and %s", c.ID, c.Requirement, url)
+		}
+	}
+	out.Reset()
+	runList(nil, &out, &errOut)
+	if !regexp.MustCompile(`(?m)^LIFE-07 (.*\n {13}.*)*client-initialized-sent`).MatchString(out.String()) {
+		t.Errorf("list does not name client-initialized-sent as testing LIFE-07")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -14,11 +15,12 @@ import (
 
 // WriteFaults prints the mock's fault catalogue as `mcpconform mock
 // --list-faults` shows it: each fault with the requirements it breaks and
-// their level in the version it is judged under.
+// their level in the version it is judged under (those of the HTTP
+// transport, layer http, after the others).
 func WriteFaults(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tVERSION\tWHAT IT DOES")
-	for _, f := range mockserver.Faults() {
+	for _, f := range slices.Concat(mockserver.Faults(), mockserver.HTTPFaults()) {
 		v := cmp.Or(f.Version, wire.Newest)
 		breaks, level := strings.Join(append([]string{f.Requirement}, f.Also...), ","), "-"
 		if r, ok := catalog.Get(f.Requirement); ok {
@@ -38,11 +40,12 @@ func WriteFaults(w io.Writer) error {
 }
 
 // WriteVariants prints the mock's legal variations as `mcpconform mock
-// --list-variants` shows them.
+// --list-variants` shows them (those of the HTTP transport, http-*, after
+// the others).
 func WriteVariants(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIANT\tVERSIONS\tBREAKS\tWHAT IT DOES")
-	for _, v := range mockserver.Variants() {
+	for _, v := range slices.Concat(mockserver.Variants(), mockserver.HTTPVariants()) {
 		versions, breaks := "all", "-"
 		if v.Versions != nil {
 			versions = strings.Join(v.Versions, ",")

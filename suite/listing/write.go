@@ -4,16 +4,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
-// WriteJSON writes the requirements (as Requirements lists them) and the
-// checks as one JSON object: {"requirements": [...], "checks": [...]}.
-func WriteJSON(w io.Writer, checks []Check) error {
+// WriteJSON writes the requirements (as Requirements lists them, tested
+// by the checks of either mode), the checks of server mode and those of
+// client mode as one JSON object: {"requirements": [...], "checks":
+// [...], "clientChecks": [...]}.
+func WriteJSON(w io.Writer, checks, clientChecks []Check) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"requirements": Requirements(checks), "checks": checks})
+	return enc.Encode(map[string]any{"requirements": Requirements(append(slices.Clone(checks), clientChecks...)), "checks": checks, "clientChecks": clientChecks})
+}
+
+// WriteClientChecks writes the checks of client mode as WriteChecks
+// writes those of server mode, with the scenarios a check is limited to.
+func WriteClientChecks(w io.Writer, entries []Check, width int) {
+	writeCheckList(w, "CLIENT CHECK", entries, width, func(e Check) string {
+		if len(e.Scenarios) > 0 {
+			return "judged in the scenarios " + strings.Join(e.Scenarios, ", ") + " only"
+		}
+		return ""
+	}, fmt.Sprintf("%d client checks, judged in every scenario of mcpconform client at the level of the version the client used", len(entries)))
 }
 
 // WriteChecks writes the checks, a line each: id, requirement and level,
@@ -22,8 +36,20 @@ func WriteJSON(w io.Writer, checks []Check) error {
 // columns. A listing goes to a terminal or a pipe: write errors are not
 // reported.
 func WriteChecks(w io.Writer, entries []Check, width int) {
+	writeCheckList(w, "CHECK", entries, width, func(e Check) string {
+		if e.Needs != "" {
+			return "judges only when it sees " + e.Needs
+		}
+		return ""
+	}, fmt.Sprintf("%d checks (mcpconform list shows the requirements they test)", len(entries)))
+}
+
+// writeCheckList writes checks a line each (id, requirement, level), the
+// spec link whole on the line below and what note says of the check, then
+// the footer and the levels' legend, within width columns.
+func writeCheckList(w io.Writer, heading string, entries []Check, width int, note func(Check) string, footer string) {
 	width = max(width, minWidth)
-	idw, reqw := len("CHECK"), len("REQUIREMENT")
+	idw, reqw := len(heading), len("REQUIREMENT")
 	for _, e := range entries {
 		idw = max(idw, utf8.RuneCountInString(e.ID))
 		reqw = max(reqw, utf8.RuneCountInString(e.Requirement))
@@ -31,18 +57,18 @@ func WriteChecks(w io.Writer, entries []Check, width int) {
 	row := func(id, req, level string) {
 		fmt.Fprintln(w, strings.TrimRight(clip(pad(id, idw)+"  "+pad(req, reqw)+"  "+level, width), " "))
 	}
-	row("CHECK", "REQUIREMENT", "LEVEL")
+	row(heading, "REQUIREMENT", "LEVEL")
 	for _, e := range entries {
 		row(e.ID, e.Requirement, e.Level)
 		if e.Spec != "" {
 			fmt.Fprintf(w, "%s%s\n", indent, e.Spec)
 		}
-		if e.Needs != "" {
-			wrapTo(w, "judges only when it sees "+e.Needs, indent, width)
+		if n := note(e); n != "" {
+			wrapTo(w, n, indent, width)
 		}
 	}
 	fmt.Fprintln(w)
-	wrapTo(w, fmt.Sprintf("%d checks (mcpconform list shows the requirements they test)", len(entries)), "", width)
+	wrapTo(w, footer, "", width)
 	fmt.Fprintln(w)
 	writeLegend(w, width)
 }
@@ -87,7 +113,7 @@ func WriteRequirements(w io.Writer, entries []Check, width int) {
 		}
 	}
 	fmt.Fprintln(w)
-	wrapTo(w, fmt.Sprintf("%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)", len(reqs), tested, len(entries), len(reqs)-tested), "", width)
+	wrapTo(w, fmt.Sprintf("%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks, --client those of client mode)", len(reqs), tested, len(entries), len(reqs)-tested), "", width)
 	fmt.Fprintln(w)
 	writeLegend(w, width)
 }
@@ -147,7 +173,7 @@ var legendLevels = [][2]string{
 	{"unspecified", "the spec does not say: the behaviour is recorded (info), never judged"},
 }
 
-const legendRoles = "Roles: server (the server's obligation), transport (framing the server keeps as a sender), client (the client's obligation, which mcpconform keeps: recorded at most), definition, unspecified."
+const legendRoles = "Roles: server (the server's obligation), client (the client's), both (binds whichever party sends or receives), transport (framing every sender keeps), definition, unspecified. A run judges one party: server mode a server, client mode a client; the other party's obligation is kept by mcpconform and recorded at most."
 
 // clip shortens a catalogue cell for the table; --json has it whole.
 func clip(s string, n int) string {
