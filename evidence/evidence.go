@@ -10,6 +10,7 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -188,6 +189,22 @@ func (p *Process) Entries() []transcript.Entry {
 		return nil
 	}
 	return p.Transcript.Entries()
+}
+
+// Echoes reports whether the first line the process wrote on stdout is
+// the first line it was sent, byte for byte: a program that copies its
+// input (cat) rather than a server answering it.
+func (p *Process) Echoes() bool {
+	var sent, got []byte
+	for _, e := range p.Entries() {
+		if e.Dir == transcript.Send && sent == nil {
+			sent = e.Data
+		}
+		if e.Dir == transcript.Recv && got == nil {
+			got = e.Data
+		}
+	}
+	return sent != nil && bytes.Equal(sent, got)
 }
 
 // Session is a session judged under one version: its shared process and

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,20 +52,43 @@ var overallColor = map[string]string{
 // could not be judged.
 func problem(v Verdict) bool { return v == Fail || v == Warn || v == Error }
 
-// WriteConsole writes the report for a person at a terminal. By default:
-// the failures, warnings and errors grouped by area, each with what was
-// sent, what came back, the rule and what was expected, and the failures
-// a baseline accepts, one line each; then a recap, one line per problem,
-// and the summary. Verbose lists every check (passes,
-// skips, records) of the versions judged, and adds the matcher and the
-// transcript excerpt to each problem.
+// WriteConsole writes the report for a person at a terminal. By default
+// each problem once, however many versions it was seen in: a block per
+// check and cause (failures, then errors, then warnings) with its message,
+// what was sent and what came back in outline, the stderr of a server
+// that died of it, and for a failure the sentence it breaks; checks that
+// break one rule in the same words share a block. Then the failures a
+// baseline accepts, and the summary. Verbose lists every check (passes,
+// skips, records) of the versions judged, each problem in full (the rule,
+// what was expected, the matcher and the transcript excerpt), then a
+// recap, one line per problem.
 func WriteConsole(w io.Writer, r *Report, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	c := console{w: bw, color: o.Color, verbose: o.Verbose, versions: len(r.Target.Versions)}
 	s := summarize(r)
 
+	switch {
+	case o.Verbose:
+	case r.Interrupted != "":
+		c.interrupted(r, s)
+		return bw.Flush()
+	case r.DidNotStart != nil:
+		c.header(r)
+		c.startFailure(r, s)
+		return bw.Flush()
+	}
 	c.header(r)
 	shown := c.selected(r)
+	if !o.Verbose {
+		blocks := problemBlocks(shown)
+		c.problems(r, blocks)
+		c.known(shown)
+		if len(blocks) > 0 {
+			fmt.Fprintln(c.w)
+		}
+		c.summary(r, s)
+		return bw.Flush()
+	}
 	idw, reqw := columnWidths(shown)
 	for _, g := range groupByArea(shown) {
 		c.areaHeading(g)
@@ -89,23 +113,32 @@ func WriteQuiet(w io.Writer, r *Report, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	c := console{w: bw, color: o.Color, versions: len(r.Target.Versions)}
 	s := summarize(r)
+	if r.Interrupted != "" {
+		c.interrupted(r, s)
+		return bw.Flush()
+	}
 	fmt.Fprintf(c.w, "%s: %d pass, %d fail, %d warn, %d error, %d xfail, %d stale\n",
 		c.paint(overallColor[s.Verdict], line(s.Verdict, 20)), s.Pass, s.Fail, s.Warn, s.Error, s.XFail, len(r.Stale))
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "incomplete:"), line(why, consoleWidth-12))
 	}
-	if r.Interrupted != "" {
-		fmt.Fprintf(c.w, "%s %s\n", c.paint(verdictColor[Error], "interrupted:"), line(r.Interrupted, consoleWidth-13))
-	}
 	var shown []*Result
 	for i := range r.Results {
-		if problem(r.Results[i].Verdict) {
-			shown = append(shown, &r.Results[i])
+		shown = append(shown, &r.Results[i])
+	}
+	var first []*Result
+	versions := map[*Result]string{}
+	for _, b := range problemBlocks(shown) {
+		for _, f := range b.findings {
+			first = append(first, f.shown())
+			if v := versionsText(f.versions(), r.Target.Versions); v != "" {
+				versions[f.shown()] = v + ": "
+			}
 		}
 	}
-	idw, reqw := columnWidths(shown)
-	for _, res := range shown {
-		c.result(res, idw, reqw)
+	idw, reqw := columnWidths(first)
+	for _, res := range first {
+		c.resultIn(res, versions[res], idw, reqw)
 	}
 	return bw.Flush()
 }
@@ -231,13 +264,20 @@ func (c console) tag(v Verdict) string {
 // much of the message as fits (with the version, when the run judged
 // several).
 func (c console) result(res *Result, idw, reqw int) {
+	v := ""
+	if c.versions > 1 && res.ProtocolVersion != "" {
+		v = res.ProtocolVersion + " "
+	}
+	c.resultIn(res, v, idw, reqw)
+}
+
+// resultIn prints a result on one line as result does, its message led
+// by lead (the versions it names).
+func (c console) resultIn(res *Result, lead string, idw, reqw int) {
 	id := line(res.ID, consoleMaxIDWidth)
 	req := line(res.Requirement, consoleMaxReqWidth)
 	room := max(consoleWidth-(6+idw+1+reqw+1), 20)
-	msg := firstLine(res.Message)
-	if res.ProtocolVersion != "" && c.versions > 1 {
-		msg = res.ProtocolVersion + " " + msg
-	}
+	msg := lead + firstLine(shorten(res.Message))
 	out := fmt.Sprintf("%s %s %s %s", c.tag(res.Verdict), pad(id, idw), pad(req, reqw), line(msg, room))
 	fmt.Fprintln(c.w, strings.TrimRight(out, " "))
 }
@@ -334,25 +374,9 @@ func (c console) wrapped(label, text string, n int) {
 	width := consoleWidth - utf8.RuneCountInString(lead)
 	var lines []string
 	for _, para := range strings.Split(text, "\n") {
-		cur := ""
-		for _, w := range strings.Fields(sanitize(para, oneLine)) {
-			switch {
-			case cur == "":
-				cur = w
-			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
-				cur += " " + w
-			default:
-				lines = append(lines, cur)
-				cur = w
-			}
-		}
-		if cur != "" {
-			lines = append(lines, cur)
-		}
+		lines = append(lines, wordWrap(sanitize(para, oneLine), width, width)...)
 	}
-	if len(lines) > n {
-		lines = append(lines[:n-1], strings.Join(lines[n-1:], " "))
-	}
+	lines = capLines(lines, n)
 	for i, l := range lines {
 		prefix := lead
 		if i == 0 && label != "" {
@@ -360,6 +384,56 @@ func (c console) wrapped(label, text string, n int) {
 		}
 		fmt.Fprintf(c.w, "%s%s\n", prefix, truncate(l, width))
 	}
+}
+
+// para prints text as a paragraph of its own, wrapped at word boundaries
+// within the console's width, at most n lines, the lines after the first
+// indented.
+func (c console) para(text string, n int) { c.paraAfter("", 0, text, n) }
+
+// paraAfter prints a paragraph as para does, its first line led by lead
+// (the writer's own text, colour included), which takes width columns.
+func (c console) paraAfter(lead string, width int, text string, n int) {
+	lines := capLines(wordWrap(sanitize(text, oneLine), consoleWidth-width, consoleWidth-2), n)
+	for i, l := range lines {
+		if i == 0 {
+			fmt.Fprintln(c.w, lead+truncate(l, consoleWidth-width))
+		} else {
+			fmt.Fprintln(c.w, "  "+truncate(l, consoleWidth-2))
+		}
+	}
+}
+
+// wordWrap breaks text into lines at its spaces, the first line at most
+// first characters wide and the others rest; a word longer than a line
+// stands alone on its line.
+func wordWrap(text string, first, rest int) []string {
+	var lines []string
+	cur, width := "", first
+	for _, w := range strings.Fields(text) {
+		switch {
+		case cur == "":
+			cur = w
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= width:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur, width = w, rest
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// capLines keeps at most n lines, the last one holding the rest (to be
+// cut when printed).
+func capLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return append(lines[:n-1], strings.Join(lines[n-1:], " "))
+	}
+	return lines
 }
 
 // wrapRunes cuts an already sanitized value into lines of the console's
@@ -380,6 +454,20 @@ func (c console) wrapRunes(label, v string, n int) {
 		}
 		r = r[k:]
 		label = ""
+	}
+}
+
+// known lists the failures a baseline accepts, on as few lines as they
+// take.
+func (c console) known(shown []*Result) {
+	var ids []string
+	for _, res := range shown {
+		if res.Verdict == XFail && !slices.Contains(ids, res.ID) {
+			ids = append(ids, res.ID)
+		}
+	}
+	if len(ids) > 0 {
+		c.paraAfter(c.tag(XFail)+" ", 6, "known failures (baseline): "+strings.Join(ids, ", "), 3)
 	}
 }
 

@@ -14,19 +14,29 @@ const (
 	JUnitFile    = "junit.xml"
 	MarkdownFile = "report.md"
 	HTMLFile     = "report.html"
+	SARIFFile    = "report.sarif"
 )
 
-// WriteDir writes the JSON, JUnit, Markdown and HTML reports into dir,
-// creating it if needed. Each file is written to a temporary name and
+// DirOptions shapes the reports WriteDirWith writes.
+type DirOptions struct {
+	SARIF SARIFOptions
+}
+
+// WriteDir writes the JSON, JUnit, Markdown, HTML and SARIF reports into
+// dir, creating it if needed. Each file is written to a temporary name and
 // renamed into place, so an interrupted run never leaves a half-written
 // report behind. A failure of one format does not stop the others; the
 // errors are joined.
-func WriteDir(dir string, r *Report) error {
+func WriteDir(dir string, r *Report) error { return WriteDirWith(dir, r, DirOptions{}) }
+
+// WriteDirWith is WriteDir with options.
+func WriteDirWith(dir string, r *Report, o DirOptions) error {
 	return writeFiles(dir, []namedWriter{
 		{JSONFile, func(w io.Writer) error { return WriteJSON(w, r) }},
 		{JUnitFile, func(w io.Writer) error { return WriteJUnit(w, r) }},
 		{MarkdownFile, func(w io.Writer) error { return WriteMarkdown(w, r) }},
 		{HTMLFile, func(w io.Writer) error { return WriteHTML(w, r) }},
+		{SARIFFile, func(w io.Writer) error { return WriteSARIF(w, r, o.SARIF) }},
 	})
 }
 

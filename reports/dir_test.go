@@ -25,7 +25,7 @@ func TestWriteDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{HTMLFile, JSONFile, MarkdownFile, JUnitFile}
+	want := []string{HTMLFile, JSONFile, MarkdownFile, JUnitFile, SARIFFile}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("got files %v, want %v (no temporary files left)", names, want)

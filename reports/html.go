@@ -102,7 +102,8 @@ type htmlFact struct {
 }
 
 type htmlFacet struct {
-	Value string
+	Value string // as the rows carry it
+	Label string // as the filter shows it
 	N     int
 }
 
@@ -265,17 +266,25 @@ func newHTMLResult(res *Result, n int) htmlResult {
 
 var diffClass = map[diffOp]string{diffSame: "same", diffDel: "del", diffAdd: "add"}
 
-// facets returns the distinct values of f with their counts.
+// facets returns the values of f with their counts, every result counted
+// once: an empty value too (a skip that names no level), shown as "none",
+// so that with every box checked every row shows.
 func facets(results []Result, f func(*Result) string) []htmlFacet {
 	var out []htmlFacet
-	for _, v := range distinct(results, f) {
-		n := 0
-		for i := range results {
-			if f(&results[i]) == v {
-				n++
+	index := map[string]int{}
+	for i := range results {
+		v := f(&results[i])
+		k, ok := index[v]
+		if !ok {
+			k = len(out)
+			index[v] = k
+			label := v
+			if v == "" {
+				label = "none"
 			}
+			out = append(out, htmlFacet{Value: v, Label: label})
 		}
-		out = append(out, htmlFacet{Value: v, N: n})
+		out[k].N++
 	}
 	return out
 }

@@ -4,7 +4,10 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +41,13 @@ func chromiumPath(t *testing.T) string {
 // whole when the run ends or times out.
 func dumpDOM(t *testing.T, chromium, url string) string {
 	t.Helper()
+	return dumpDOMAt(t, chromium, url, "")
+}
+
+// dumpDOMAt is dumpDOM in a window of size "WIDTH,HEIGHT" (chromium's
+// default when "").
+func dumpDOMAt(t *testing.T, chromium, url, size string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium,
@@ -45,7 +55,7 @@ func dumpDOM(t *testing.T, chromium, url string) string {
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--disable-extensions", "--disable-dev-shm-usage",
 		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=2000",
-		"--dump-dom", url)
+		"--window-size="+cmp.Or(size, "800,600"), "--dump-dom", url)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -196,5 +206,115 @@ func TestActiveTags(t *testing.T) {
 	want := []string{`<img src="x" onerror="alert(1)">`, `<div hidden="" onclick="f()">`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// measureScript runs in the page after its own script, in a copy of the
+// report whose policy allows it, and writes into #measure, as JSON, what a
+// reader at that width would see: the rows shown, every cell of a row's
+// heading that sits on another line than the others or is cut below its
+// text's width (the message may be cut: it is whole when the row opens),
+// and the counts each filter shows. A heading on one line has its cells
+// left to right; one that wraps is taller.
+const measureScript = `(function () {
+  var out = {rows: 0, visible: 0, bad: [], status: document.getElementById('status').textContent, facets: {}};
+  Array.prototype.forEach.call(document.querySelectorAll('#results > details.result'), function (row) {
+    out.rows++;
+    if (!row.hidden) { out.visible++; }
+    var cells = Array.prototype.slice.call(row.querySelector('summary').children);
+    if (cells.length !== 6) { out.bad.push(row.id + ': ' + cells.length + ' cells'); }
+    var summary = row.querySelector('summary').getBoundingClientRect();
+    if (summary.height > 48) { out.bad.push(row.id + ': a heading of ' + summary.height + 'px, more than one line'); }
+    var left = -1;
+    cells.forEach(function (c) {
+      var r = c.getBoundingClientRect();
+      if (r.left <= left) { out.bad.push(row.id + ' .' + c.className + ': not in a column of its own'); }
+      left = r.left;
+      if (c.className !== 'msg' && c.scrollWidth > c.clientWidth + 1) {
+        out.bad.push(row.id + ' .' + c.className + ': ' + c.clientWidth + 'px for ' + c.scrollWidth + 'px of text');
+      }
+    });
+    var msg = row.querySelector('summary .msg');
+    if (msg.clientWidth < 300) { out.bad.push(row.id + ' .msg: ' + msg.clientWidth + 'px'); }
+  });
+  ['verdict', 'level', 'area', 'version'].forEach(function (d) {
+    var sum = 0;
+    Array.prototype.forEach.call(document.querySelectorAll('input[data-dim="' + d + '"]'), function (b) {
+      sum += parseInt(b.parentNode.querySelector('.c').textContent, 10);
+    });
+    out.facets[d] = sum;
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'measure';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+}());`
+
+// TestHTMLInBrowserLayout opens a report of real-sized ids, requirements,
+// levels and versions (and skips that name no level) at 1280 px: every
+// cell of every row's heading is readable on one line, every row shows on
+// load, and the counts add up: the status says all rows, and each filter's
+// counts sum to them.
+func TestHTMLInBrowserLayout(t *testing.T) {
+	chromium := chromiumPath(t)
+	r := sampleReport()
+	for i, x := range []struct{ id, req, level, version string }{
+		{"resources-read-unknown-uri-not-empty-success", "RES-READ-05", "SHOULD", "2026-07-28"},
+		{"completion-served-only-if-declared-template", "COMPL-04", "MUST NOT", "2025-03-26"},
+		{"resources-templates-list-invalid-cursor", "PAG-05", "schema-should", "2024-11-05"},
+		{"tools-list-cache-hints", "TOOLS-17", "unspecified", "2025-06-18"},
+		{"listen-acknowledged-first", "", "", "2025-11-25"},
+		{"stdio-no-server-requests", "STDIO-10", "", ""},
+	} {
+		v := []Verdict{Skip, Warn, Fail, Info, Skip, Skip}[i]
+		r.Results = append(r.Results, Result{ID: x.id, Requirement: x.req, Level: x.level, Verdict: v, ProtocolVersion: x.version,
+			Area: "resources", Message: "a message long enough to fill what is left of the row and more, as the real ones are: " + strings.Repeat("words ", 30)})
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, r); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	hash := scriptHash(measureScript)
+	html = strings.Replace(html, "script-src &#39;", "script-src &#39;"+hash+"&#39; &#39;", 1)
+	if !strings.Contains(html, hash) {
+		t.Fatal("the page's policy was not found to allow the measuring script")
+	}
+	html = strings.Replace(html, "</body>", "<script>"+measureScript+"</script>\n</body>", 1)
+	path := filepath.Join(t.TempDir(), "layout.html")
+	if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := dumpDOMAt(t, chromium, "file://"+filepath.ToSlash(path), "1280,1000")
+	m := regexp.MustCompile(`<pre id="measure">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the measuring script wrote nothing:\n%s", lastLines(dom, 5))
+	}
+	var got struct {
+		Rows, Visible int
+		Bad           []string
+		Status        string
+		Facets        map[string]int
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(m[1], "&amp;", "&")), &got); err != nil {
+		t.Fatal(err)
+	}
+	n := len(r.Results)
+	if got.Rows != n || got.Visible != n {
+		t.Errorf("%d rows, %d shown on load; want %d and %d", got.Rows, got.Visible, n, n)
+	}
+	if want := fmt.Sprintf("Showing all %d results", n); got.Status != want {
+		t.Errorf("status %q, want %q", got.Status, want)
+	}
+	for dim, sum := range got.Facets {
+		if sum != n {
+			t.Errorf("the %s filter counts %d results, want %d", dim, sum, n)
+		}
+	}
+	if len(got.Facets) != 4 {
+		t.Errorf("counts of %d filters, want 4: %v", len(got.Facets), got.Facets)
+	}
+	for _, b := range got.Bad {
+		t.Errorf("at 1280 px: %s", b)
 	}
 }

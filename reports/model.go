@@ -228,7 +228,10 @@ type TranscriptLine struct {
 }
 
 // Count recomputes the summary from the results. Stale baseline entries and
-// failures make the run nonconformant; harness errors alone make it "error".
+// failures make the run nonconformant (a server that did not start, too,
+// when it failed something on the way); harness errors alone, a run cut
+// short, or a server that did not start and failed nothing, make it
+// "error".
 func (r *Report) Count() {
 	s := Summary{}
 	for _, res := range r.Results {
@@ -250,12 +253,17 @@ func (r *Report) Count() {
 		}
 	}
 	switch {
-	case r.Interrupted != "" || r.DidNotStart != nil:
-		// A run cut short, or one that never started, judged too little
-		// to be called either way.
+	case r.Interrupted != "":
+		// A run cut short judged too little to be called either way.
 		s.Verdict = "error"
 	case s.Fail > 0 || len(r.Stale) > 0:
+		// Even by a server that never started: a failure seen on the
+		// way is never hidden.
 		s.Verdict = "nonconformant"
+	case r.DidNotStart != nil:
+		// One that never started, and failed nothing on the way, judged
+		// too little.
+		s.Verdict = "error"
 	case s.Error > 0 || len(r.Incomplete) > 0:
 		// What was seen broke nothing, but not everything was seen.
 		s.Verdict = "error"

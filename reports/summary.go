@@ -2,7 +2,6 @@ package reports
 
 import (
 	"encoding/json"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -102,19 +101,6 @@ func areaOf(res *Result) string {
 		return "general"
 	}
 	return res.Area
-}
-
-// distinct returns the distinct non-empty values of f over the results, in
-// order of first appearance.
-func distinct(results []Result, f func(*Result) string) []string {
-	var out []string
-	for i := range results {
-		v := f(&results[i])
-		if v != "" && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // serverInfoText renders the target's self-description as "name version"

@@ -17,3 +17,12 @@ func ColorEnabled(f *os.File) bool {
 	}
 	return f != nil && isTerminal(f)
 }
+
+// TerminalWidth returns the number of columns of f when it is a terminal,
+// and otherwise def.
+func TerminalWidth(f *os.File, def int) int {
+	if !IsTerminal(f) {
+		return def
+	}
+	return terminalWidth(f)
+}

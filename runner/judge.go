@@ -66,8 +66,9 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 	if run.Fatal != nil && !unserved {
 		rep.DidNotStart = diagnoseStart(run, cfg)
 		rep.Results = results
+		// Error, unless it failed something on the way: a failure is
+		// never hidden.
 		rep.Count()
-		rep.Summary.Verdict = reports.ErrorVerdict
 		out.Status = NotStarted
 		return rep, out, nil
 	}
@@ -101,7 +102,7 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 		out.note("%s; what it held is judged, and the run is not called conformant", reports.Escape(why))
 	}
 	if rep.Interrupted != "" {
-		out.note("%s; the report is partial", rep.Interrupted)
+		// The report says why, and the command where it is.
 		rep.Summary.Verdict = reports.ErrorVerdict
 		out.Status = Incomplete
 	}

@@ -1,9 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -34,11 +35,14 @@ func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 	switch {
 	case p.StartError != "":
 		f.What = "the command could not be started: " + strings.TrimPrefix(p.StartError, transport.ErrStart.Error()+": ")
-		if len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t") {
+		switch {
+		case len(run.Command) > 0 && strings.ContainsAny(run.Command[0], " \t"):
 			f.Hint = fmt.Sprintf("no program is named %q: did you mean to split it into words (mcpconform %s)?", run.Command[0], strings.Join(strings.Fields(run.Command[0]), " "))
+		case len(run.Command) > 0 && cfg.Dir != "":
+			f.Hint = cwdHint(run.Command[0], cfg.Dir)
 		}
 		return f
-	case echoed(p):
+	case p.Echoes():
 		f.What = "the server echoed our own request back on stdout instead of answering it (is it cat?)"
 		return f
 	}
@@ -57,10 +61,24 @@ func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 	case !heard(p):
 		f.What = "it started but wrote nothing on stdout: " + run.Fatal.Message
 	}
-	if exit != nil && exit.Stage == transcript.BeforeShutdown && !cfg.InheritEnv {
+	if exit != nil && exit.Stage == transcript.BeforeShutdown {
 		f.Hint = envHint(p, cfg)
 	}
 	return f
+}
+
+// cwdHint explains, for a relative command that could not be started,
+// that it is found from mcpconform's own directory, not from --cwd, and
+// names the one in --cwd when there is one.
+func cwdHint(command, dir string) string {
+	if filepath.IsAbs(command) || !strings.ContainsRune(command, filepath.Separator) {
+		return ""
+	}
+	h := fmt.Sprintf("a relative command is found from mcpconform's own directory, not from --cwd %s", dir)
+	if st, err := os.Stat(filepath.Join(dir, command)); err == nil && !st.IsDir() {
+		h += fmt.Sprintf("; for the one in %s, write mcpconform --cwd %s -- %s", dir, dir, filepath.Join(dir, command))
+	}
+	return h
 }
 
 func exitWords(e *transcript.Exit) string {
@@ -92,7 +110,7 @@ func heard(p *evidence.Process) bool {
 // as far as speaking the protocol.
 func spoke(run *evidence.Run) bool {
 	for _, p := range run.Processes {
-		if echoed(p) {
+		if p.Echoes() {
 			continue
 		}
 		for _, e := range p.Entries() {
@@ -115,21 +133,6 @@ func read(p *evidence.Process) bool {
 	return true
 }
 
-// echoed reports whether the first line the server wrote is the first
-// line it was sent.
-func echoed(p *evidence.Process) bool {
-	var sent, got []byte
-	for _, e := range p.Entries() {
-		if e.Dir == transcript.Send && sent == nil {
-			sent = e.Data
-		}
-		if e.Dir == transcript.Recv && got == nil {
-			got = e.Data
-		}
-	}
-	return sent != nil && bytes.Equal(sent, got)
-}
-
 // namesWord reports whether text holds name as a word of its own, not
 // inside a longer identifier ("_" is no mention in "Module._load").
 func namesWord(text, name string) bool {
@@ -149,49 +152,73 @@ func namesWord(text, name string) bool {
 	}
 }
 
-// envHint tells that the server ran with a minimal environment and names
-// the variables of mcpconform's own environment that it did not get,
-// those its stderr mentions first.
+// envHint is a hint about the environment, only when the server's stderr
+// names a variable: one of mcpconform's own that the server did not get
+// (it runs with a minimal environment unless --inherit-env), or one that
+// stderr says is missing and that mcpconform has not got either. "" when
+// stderr names none.
 func envHint(p *evidence.Process, cfg Config) string {
 	passed := map[string]bool{}
 	for _, kv := range cfg.Env {
 		k, _, _ := strings.Cut(kv, "=")
 		passed[k] = true
 	}
-	for _, k := range []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"} {
+	minimal := transport.MinimalKeys()
+	for _, k := range minimal {
 		passed[k] = true
 	}
 	stderr := strings.Join(p.StderrTail, "\n")
-	var mentioned, others []string
+	ours := map[string]bool{}
+	var withheld []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if passed[k] || k == "" {
+		if k == "" {
 			continue
 		}
-		if namesWord(stderr, k) {
-			mentioned = append(mentioned, k)
-		} else {
-			others = append(others, k)
+		ours[k] = true
+		if !passed[k] && !cfg.InheritEnv && namesWord(stderr, k) {
+			withheld = append(withheld, k)
 		}
 	}
-	sort.Strings(mentioned)
-	sort.Strings(others)
-	names := append(mentioned, others...)
-	names = slices.Compact(names)
-	if len(names) == 0 {
-		return ""
+	var unset []string
+	for _, l := range p.StderrTail {
+		if !missingWords.MatchString(l) {
+			continue
+		}
+		for _, k := range envName.FindAllString(l, -1) {
+			k = strings.TrimPrefix(k, "$")
+			if !ours[k] && !passed[k] && !slices.Contains(unset, k) {
+				unset = append(unset, k)
+			}
+		}
 	}
-	shown := names
-	more := ""
-	if len(shown) > 8 {
-		shown, more = shown[:8], fmt.Sprintf(" and %d more", len(names)-8)
+	sort.Strings(withheld)
+	withheld = slices.Compact(withheld)
+	var hints []string
+	if len(withheld) > 0 {
+		hints = append(hints, fmt.Sprintf("its stderr names %s, which the server did not get: it runs with %s only; add %s with --env %s=VALUE, or pass everything with --inherit-env",
+			strings.Join(withheld, ", "), strings.Join(minimal, ", "), them(len(withheld)), withheld[0]))
 	}
-	h := fmt.Sprintf("the server ran with a minimal environment; it did not get %s%s. Pass one with --env KEY=VALUE, or all with --inherit-env.", strings.Join(shown, ", "), more)
-	if len(mentioned) > 0 {
-		h = fmt.Sprintf("its stderr names %s, which it did not get: ", strings.Join(mentioned, ", ")) + h
+	if len(unset) > 0 {
+		hints = append(hints, fmt.Sprintf("its stderr names %s, which is not set here either; give the server %s with --env %s=VALUE",
+			strings.Join(unset, ", "), them(len(unset)), unset[0]))
 	}
-	return h
+	return strings.Join(hints, "; ")
 }
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// A variable as stderr names it when it says one is missing: upper case
+// with an underscore (API_KEY), or after a $; and the words that say so.
+var (
+	envName      = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b`)
+	missingWords = regexp.MustCompile(`(?i)\b(not set|unset|missing|required|undefined|not defined|is empty|environment|env var|variable)\b`)
+)
 
 // ran reports whether a request of the process ended for reason.
 func ran(p *evidence.Process, reason transcript.Reason) bool {

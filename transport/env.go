@@ -2,12 +2,16 @@ package transport
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
 // minimalEnvKeys are the variables a server gets by default: enough to run,
 // not enough to pick up the caller's credentials or tokens.
 var minimalEnvKeys = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR"}
+
+// MinimalKeys returns the names of the variables a server gets by default.
+func MinimalKeys() []string { return slices.Clone(minimalEnvKeys) }
 
 // Environment builds a server's environment: the minimal set of the caller's
 // variables (or all of them when inherit is set), then extra KEY=VALUE pairs,

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
@@ -68,9 +69,16 @@ func (l *lines) Write(frame []byte, timeout time.Duration) error {
 		_ = d.SetWriteDeadline(time.Now().Add(timeout))
 	}
 	_, err := l.w.Write(buf)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		err = fmt.Errorf("the server read none of it within %s (%s is full)", timeout, l.in)
 		l.rec.Event(transcript.Event{Text: "writing to " + l.in + ": " + err.Error()})
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
+		// "write |1: broken pipe" is how Go says it; the reader is told
+		// what happened.
+		err = fmt.Errorf("the server closed its %s", l.in)
+	case errors.Is(err, os.ErrClosed), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrClosedPipe):
+		err = fmt.Errorf("%s was already closed", l.in)
 	}
 	return err
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,6 +36,22 @@ type process struct {
 	grace   time.Duration // the wait after closing stdin
 }
 
+// notFound says in plain words why the command typed as typed could not
+// be found as name.
+func notFound(typed, name string, err error) string {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Sprintf("%s: no such program on PATH", typed)
+	case errors.Is(err, os.ErrNotExist) && name != typed:
+		return fmt.Sprintf("%s: no such file (%s)", typed, name)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("%s: no such file", typed)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Sprintf("%s: not executable (permission denied)", typed)
+	}
+	return err.Error()
+}
+
 // ErrStart wraps every failure to start the server command.
 var ErrStart = errors.New("starting the server")
 
@@ -41,9 +59,18 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%w: empty command", ErrStart)
 	}
-	path, err := exec.LookPath(argv[0])
+	name := argv[0]
+	if strings.ContainsRune(name, filepath.Separator) && !filepath.IsAbs(name) {
+		// A relative path is the caller's, as the user typed it, even
+		// with another working directory for the server (exec would take
+		// it relative to that directory once it has found it here).
+		if abs, err := filepath.Abs(name); err == nil {
+			name = abs
+		}
+	}
+	path, err := exec.LookPath(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, fmt.Errorf("%w: %s", ErrStart, notFound(argv[0], name, err))
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {

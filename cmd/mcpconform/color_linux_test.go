@@ -66,3 +66,38 @@ func TestColorOnTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestMockAtATerminal: mcpconform mock started by hand, its stdin a
+// terminal, says in one line on stderr what it is waiting for; started by
+// a client (stdin a pipe) it says nothing.
+func TestMockAtATerminal(t *testing.T) {
+	t.Parallel()
+	for _, atTerminal := range []bool{true, false} {
+		master, tty := ptytest.Open(t, 80)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, cliBinary(t), "mock")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		if atTerminal {
+			cmd.Stdin = tty
+			// The terminal's end of input (Ctrl-D), kept for the mock's
+			// first read.
+			if _, err := master.Write([]byte{4}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			cmd.Stdin = strings.NewReader("")
+		}
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("at a terminal %v: %v\n%s", atTerminal, err, stderr.String())
+		}
+		want := ""
+		if atTerminal {
+			want = "mcpconform mock: speaking MCP on stdin/stdout; a client should start me (Ctrl-D ends)\n"
+		}
+		if stderr.String() != want {
+			t.Errorf("at a terminal %v: stderr %q, want %q", atTerminal, stderr.String(), want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown --only", func(*testing.T) []string { return []string{"--only", "no-such-check"} }, exitUsage, `--only "no-such-check" matches no check`, ""},
 		{"bad glob", func(*testing.T) []string { return []string{"--skip", "res[ources"} }, exitUsage, "bad glob pattern", ""},
 		{"report into a missing directory", func(*testing.T) []string { return []string{"--json", "no/such/dir/r.json"} }, exitUsage, "cannot write no/such/dir/r.json", ""},
-		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: exec: "},
+		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: /nonexistent/server: no such file"},
 		// Whether the server had read its input is a race it alone
 		// decides: either wording is true.
 		{"server exits before initialize", func(t *testing.T) []string { return against(t, nil, "crash-on-start") }, exitTarget, "",
@@ -150,4 +150,45 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// TestStartFailureFirstAndShort: a server that exits at once says why
+// first (stderr's first line), and the whole output stays within 20
+// lines: the block, the checks it failed on the way, the summary. The
+// hint about the environment comes only when its stderr names a
+// variable, and the failures it made on the way make the report
+// nonconformant, not an error (exit 3 all the same).
+func TestStartFailureFirstAndShort(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script, hint string
+	}{
+		{"names a variable", `echo "fatal: API_KEY is not set" >&2; exit 1`, "hint: its stderr names API_KEY, which is not set here either"},
+		{"says nothing", `exit 1`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := runCLIIn(t, dir, "--json", "r.json", "--", "sh", "-c", tc.script)
+			if r.code != exitTarget {
+				t.Fatalf("got %v, want exit 3", r)
+			}
+			if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, "mcpconform: the server did not start: it ") {
+				t.Errorf("stderr does not start with the start failure: %q", r.stderr)
+			}
+			if n := strings.Count(r.stdout+r.stderr, "\n"); n > 20 {
+				t.Errorf("%d lines, want at most 20:\n%s%s", n, r.stderr, r.stdout)
+			}
+			hinted := strings.Contains(r.stderr, "hint:")
+			if tc.hint == "" && hinted || tc.hint != "" && !strings.Contains(r.stderr, tc.hint) {
+				t.Errorf("stderr %q; want hint %q", r.stderr, tc.hint)
+			}
+			if strings.Contains(r.stdout, "Sent:") || strings.Contains(r.stdout, "sent {") {
+				t.Errorf("the console details checks that could not run:\n%s", r.stdout)
+			}
+			rep := readJSONReport(t, filepath.Join(dir, "r.json"))
+			if rep.Summary.Fail > 0 && (rep.Summary.Verdict != "nonconformant" || !strings.Contains(r.stdout, "— NONCONFORMANT")) {
+				t.Errorf("%d failures, verdict %q: a failure is never hidden", rep.Summary.Fail, rep.Summary.Verdict)
+			}
+		})
+	}
 }

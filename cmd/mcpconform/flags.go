@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -131,8 +133,18 @@ type options struct {
 	junitOut    string
 	markdownOut string
 	htmlOut     string
-	reportDir   string
-	evidence    string
+	sarifOut    string
+	// sarifArtifact is the repository file SARIF results are put on.
+	sarifArtifact string
+	reportDir     string
+	evidence      string
+	// redactEnv names the variables whose values --redact-env takes out
+	// of the evidence and the reports; validate finds their values.
+	redactEnv []string
+	secrets   []redact.Secret
+	// warnings are what validate found wrong but not fatal, printed
+	// before the run.
+	warnings    []string
 	noColor     bool
 	color       string
 	verbose     bool
@@ -168,8 +180,11 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE` (- for stdout)")
 	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary; - for stdout)")
 	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
-	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names")
-	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
+	fs.StringVar(&o.sarifOut, "sarif", "", "write a SARIF 2.1.0 log to `FILE`, for code scanning (- for stdout)")
+	fs.StringVar(&o.sarifArtifact, "sarif-artifact", "", "put every SARIF result on the first line of this repository `FILE` (relative to the repository's root, e.g. the server's main source file): GitHub code scanning shows only results located in a file")
+	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names (report.json, junit.xml, report.md, report.html, report.sarif)")
+	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge; it holds whatever the server wrote, secrets its tools returned too (see --redact-env)")
+	fs.Var(listFlag{&o.redactEnv, "--redact-env API_KEY"}, "redact-env", "replace the values of these environment variables (`NAME`s, comma-separated or repeated; from --env, else mcpconform's environment) with [redacted:NAME] wherever they occur in the evidence and the reports")
 	fs.StringVar(&o.run.Baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
 	fs.BoolVar(&o.run.Strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
@@ -245,8 +260,19 @@ func (o *options) validate() error {
 		}
 		o.color = colorNever
 	}
+	var missing, short []string
+	o.secrets, missing, short = redact.Secrets(o.redactEnv, o.run.Env, os.LookupEnv)
+	for _, name := range missing {
+		o.warnings = append(o.warnings, fmt.Sprintf("--redact-env %s: no such variable in --env or the environment; nothing to redact", name))
+	}
+	for _, name := range short {
+		o.warnings = append(o.warnings, fmt.Sprintf("--redact-env %s: its value is shorter than %d characters and is left as it is (it would blank out ordinary text)", name, redact.MinLength))
+	}
 	if o.quiet && o.verbose {
 		return errors.New("--quiet and --verbose contradict each other; write one of them")
+	}
+	if o.sarifArtifact != "" && filepath.IsAbs(o.sarifArtifact) {
+		return fmt.Errorf("--sarif-artifact %s: a path relative to the repository's root, as code scanning matches it; write e.g. --sarif-artifact cmd/server/main.go", o.sarifArtifact)
 	}
 	if o.reportDir == "-" {
 		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for one report on stdout, or --report-dir out")
@@ -291,7 +317,19 @@ func (o *options) reportFlags() []reportFlag {
 		{"junit", o.junitOut, reports.WriteJUnit},
 		{"markdown", o.markdownOut, reports.WriteMarkdown},
 		{"html", o.htmlOut, reports.WriteHTML},
+		{"sarif", o.sarifOut, func(w io.Writer, r *reports.Report) error { return reports.WriteSARIF(w, r, o.sarifOptions()) }},
 	}
+}
+
+// sarifOptions are the options of the SARIF log.
+func (o *options) sarifOptions() reports.SARIFOptions {
+	return reports.SARIFOptions{Artifact: filepathToURI(o.sarifArtifact)}
+}
+
+// filepathToURI writes a relative file path as a relative URI reference,
+// as SARIF wants it.
+func filepathToURI(p string) string {
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
 }
 
 // reportOnStdout reports whether one of the report formats was given "-":

@@ -162,6 +162,35 @@ func TestFlagsAccepted(t *testing.T) {
 			t.Errorf("the server did not run in --cwd: %v", err)
 		}
 	})
+	// A relative command is found from mcpconform's own directory, as the
+	// README says, never from --cwd; when it is not there, the hint names
+	// the one in --cwd.
+	t.Run("--cwd with a relative command", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		for _, sub := range []string{"here", "srv"} {
+			if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		script := "#!/bin/sh\nexec " + cliBinary(t) + " mock --record \"$0.jsonl\"\n"
+		for _, p := range []string{"here/server.sh", "srv/server.sh"} {
+			if err := os.WriteFile(filepath.Join(dir, p), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := runCLIIn(t, filepath.Join(dir, "here"), "--cwd", "../srv", "--only", "area:ping", "--", "./server.sh")
+		if r.code != exitConformant {
+			t.Fatalf("got %v, want exit 0", r)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "srv", "server.sh.jsonl")); err == nil {
+			t.Error("--cwd ../srv -- ./server.sh ran srv/server.sh; the README says the command is found from mcpconform's directory")
+		}
+		r = runCLIIn(t, dir, "--cwd", "srv", "--only", "area:ping", "--", "./server.sh")
+		if want := "hint: a relative command is found from mcpconform's own directory, not from --cwd srv; for the one in srv, write mcpconform --cwd srv -- srv/server.sh"; r.code != exitTarget || !strings.Contains(r.stderr, want) {
+			t.Errorf("got %v; want exit 3 and %q", r, want)
+		}
+	})
 }
 
 // TestSubcommandHelp: every sub-command's --help (and -h, and `mcpconform
@@ -181,12 +210,14 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"baseline", "--help"}, []string{"Usage: mcpconform baseline", "-write FILE", "-strict", "-baseline FILE"}},
 		{[]string{"baseline", "-h"}, []string{"Usage: mcpconform baseline"}},
 		{[]string{"help", "baseline"}, []string{"Usage: mcpconform baseline"}},
+		{[]string{"judge", "--help"}, []string{"usage: mcpconform judge", "--evidence", "--redact-env"}},
+		{[]string{"help", "judge"}, []string{"usage: mcpconform judge"}},
 		{[]string{"fleet", "--help"}, []string{"usage: mcpconform fleet", "-shard i/n", "-report-dir DIR", "setup-error (3"}},
 		{[]string{"fleet", "-h"}, []string{"usage: mcpconform fleet"}},
 		{[]string{"help", "fleet"}, []string{"usage: mcpconform fleet"}},
 		{[]string{"help", "merge"}, []string{"usage: mcpconform merge", "-balance N", "-targets FILE"}},
 		{[]string{"merge", "--help"}, []string{"usage: mcpconform merge"}},
-		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|list|baseline|fleet|merge]", "mcpconform fleet [flags] TARGETS.yaml", "-color", "-server-request-window duration"}},
+		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|list|baseline|judge|fleet|merge]", "mcpconform fleet [flags] TARGETS.yaml", "-color", "-server-request-window duration", "mcpconform judge [report flags] EVIDENCE.json", "-evidence FILE", "-redact-env NAME"}},
 	} {
 		r := runCLI(t, tc.args...)
 		if r.code != exitConformant || r.stderr != "" {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/runner"
@@ -19,9 +21,18 @@ old run with a newer mcpconform, or to attach a run to a bug report.
 
 It takes the report flags of the main command (--json, --junit,
 --markdown, --html, --report-dir, --baseline, --strict, --only, --skip,
---color, --verbose, --quiet) and exits like it: 0 conformant, 1 not
-conformant, 2 usage error, 3 the recorded server never started, 4 the
-recorded run was cut short.
+--redact-env, --color, --verbose, --quiet) and exits like it: 0
+conformant, 1 not conformant, 2 usage error, 3 the recorded server never
+started, 4 the recorded run was cut short.
+
+The evidence holds whatever the server wrote, tool results included: look
+before you attach it anywhere, or record it with --redact-env NAME,... to
+have the values of those environment variables replaced by
+[redacted:NAME]. A report (what --json writes) is not evidence: it keeps
+the verdicts, not the traffic they were judged from.
+
+  mcpconform --evidence run.json -- ./my-server   # record
+  mcpconform judge --report-dir out run.json      # judge again, no server
 `)
 }
 
@@ -47,9 +58,16 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
+	for _, w := range o.warnings {
+		fmt.Fprintf(stderr, "mcpconform judge: %s\n", w)
+	}
 	run, err := evidence.LoadFile(fs.Arg(0))
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
+		if isReport(fs.Arg(0)) {
+			fmt.Fprintf(stderr, "mcpconform judge: %s is a report, not an evidence file (write evidence with --evidence)\n", fs.Arg(0))
+		} else {
+			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
+		}
 		return exitUsage
 	}
 	console := consoleWriter(o, stdout, stderr)
@@ -67,6 +85,9 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	stop := catchInterrupts(stderr)
 	defer stop.release()
 	rep, out, err := r.Judge(stop.ctx, run)
+	if err == nil {
+		rep, out, err = redacted(rep, out, o.secrets)
+	}
 	rep, code := tell(stderr, rep, out, err)
 	if rep == nil {
 		return code
@@ -75,5 +96,26 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
 	}
+	tellPartial(stderr, o, rep, code)
 	return code
+}
+
+// isReport reports whether the file at path is a JSON report of
+// mcpconform (what --json writes) rather than evidence: its top level has
+// a summary and results.
+func isReport(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var top struct {
+		SchemaVersion json.RawMessage `json:"schemaVersion"`
+		Summary       json.RawMessage `json:"summary"`
+		Results       json.RawMessage `json:"results"`
+	}
+	if json.NewDecoder(f).Decode(&top) != nil {
+		return false
+	}
+	return top.SchemaVersion != nil && top.Summary != nil && top.Results != nil
 }

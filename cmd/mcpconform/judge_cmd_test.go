@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,4 +110,77 @@ func results(t *testing.T, path string) map[string]any {
 		out[r["id"].(string)+"@"+r["protocolVersion"].(string)] = r
 	}
 	return out
+}
+
+// TestJudgeHelpAndReport: help judge is the judge usage (exit 0), and a
+// report given to judge in place of evidence is named for what it is.
+func TestJudgeHelpAndReport(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "help", "judge")
+	if r.code != exitConformant || !strings.Contains(r.stdout, "usage: mcpconform judge") || !strings.Contains(r.stdout, "--redact-env") {
+		t.Errorf("help judge: got %v", r)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte(`{"schemaVersion":2,"tool":{"name":"mcpconform"},"summary":{"verdict":"conformant"},"results":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLIIn(t, dir, "judge", "report.json")
+	if want := "mcpconform judge: report.json is a report, not an evidence file (write evidence with --evidence)\n"; r.code != exitUsage || r.stderr != want {
+		t.Errorf("judge of a report: got %v; want exit 2 and %q", r, want)
+	}
+}
+
+// TestRedactEnv: --redact-env takes the value of a variable out of the
+// evidence, every report and the console, wherever the server wrote it
+// (here on stderr, which the reports quote), and judge does the same with
+// evidence recorded without it.
+func TestRedactEnv(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-test-0123456789abcdef"
+	dir := t.TempDir()
+	server := []string{"sh", "-c", `echo "starting with token $MCPCONFORM_TEST_SECRET" >&2; exec "$0" mock`, cliBinary(t)}
+	flags := []string{"--env", "MCPCONFORM_TEST_SECRET=" + secret, "--only", "area:ping", "--report-dir", "out", "--json", "r.json"}
+	r := runCLIIn(t, dir, append(append(flags, "--redact-env", "MCPCONFORM_TEST_SECRET", "--evidence", "run.json", "-v", "--"), server...)...)
+	if r.code != exitConformant {
+		t.Fatalf("got %v", r)
+	}
+	leaks := func(what string) {
+		t.Helper()
+		for _, name := range []string{"run.json", "r.json", "out/report.json", "out/report.md", "out/report.html", "out/junit.xml"} {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), secret) {
+				t.Errorf("%s: %s holds the secret", what, name)
+			}
+		}
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("%s: the console shows the secret", what)
+		}
+	}
+	leaks("--redact-env")
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "starting with token [redacted:MCPCONFORM_TEST_SECRET]") {
+		t.Errorf("the report does not show the stderr line redacted:\n%s", tail(string(data), 2000))
+	}
+	judged := runCLIIn(t, dir, "judge", "--json", "judged.json", "run.json")
+	if judged.code != exitConformant {
+		t.Errorf("judging the redacted evidence: %v", judged)
+	}
+
+	// Recorded without it, the secret is in the evidence; judge takes it
+	// out of the reports.
+	r = runCLIIn(t, dir, append(append(flags, "--evidence", "run.json", "--"), server...)...)
+	if data, _ := os.ReadFile(filepath.Join(dir, "run.json")); !strings.Contains(string(data), secret) {
+		t.Fatal("without --redact-env the evidence should hold the secret the server wrote")
+	}
+	r = runCLIIn(t, dir, "judge", "--env", "MCPCONFORM_TEST_SECRET="+secret, "--redact-env", "MCPCONFORM_TEST_SECRET", "--report-dir", "out", "--json", "r.json", "-v", "run.json")
+	if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	leaks("judge --redact-env")
 }

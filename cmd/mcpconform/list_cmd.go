@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
 	"github.com/mcpconform/mcpconform/vectors"
 )
@@ -28,7 +30,9 @@ Lists every requirement of the catalogue: its level, the protocol versions it
 applies to, what it says, and the checks that test it (in server or client
 mode) or the reason none can. --checks lists the checks of server mode
 instead, with their spec links, and --client those of client mode. The ids,
-levels and areas shown are what --only, --skip and baselines select.
+levels and areas shown are what --only, --skip and baselines select. Lines
+wrap at the terminal's width (at 100 columns into a file or a pipe); --json
+is whole.
 
 Flags:
 `)
@@ -67,11 +71,18 @@ func runList(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	case *client:
-		listing.WriteClientChecks(stdout, clientChecks)
+		listing.WriteClientChecks(stdout, clientChecks, listWidth(stdout))
 	case *byCheck:
-		listing.WriteChecks(stdout, checks)
+		listing.WriteChecks(stdout, checks, listWidth(stdout))
 	default:
-		listing.WriteRequirements(stdout, append(checks, clientChecks...))
+		listing.WriteRequirements(stdout, append(checks, clientChecks...), listWidth(stdout))
 	}
 	return exitConformant
+}
+
+// listWidth is the width a listing wraps at: the terminal's, or, into a
+// file or a pipe, the 100 columns the console report keeps to.
+func listWidth(w io.Writer) int {
+	f, _ := w.(*os.File)
+	return reports.TerminalWidth(f, 100)
 }

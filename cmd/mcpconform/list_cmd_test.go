@@ -20,9 +20,24 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 	text := out.String()
+	lead := strings.Repeat(" ", len("REQUIREMENT  "))
 	for _, r := range catalog.All() {
-		if want := strings.ReplaceAll(r.Summary, "`", ""); !strings.Contains(text, "\n"+strings.Repeat(" ", len("REQUIREMENT  "))+want+"\n") {
-			t.Errorf("%s: summary %q is not under its row", r.ID, want)
+		// The lines under its row, joined: what it says, then what
+		// tests it.
+		i := strings.Index(text, "\n"+r.ID+" ")
+		if i < 0 {
+			t.Errorf("%s: no row", r.ID)
+			continue
+		}
+		var under []string
+		for _, l := range strings.Split(text[i+1:], "\n")[1:] {
+			if !strings.HasPrefix(l, lead) {
+				break
+			}
+			under = append(under, strings.TrimPrefix(l, lead))
+		}
+		if want := strings.ReplaceAll(r.Summary, "`", ""); !strings.HasPrefix(strings.Join(under, " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("%s: summary %q is not under its row: %q", r.ID, want, under)
 			break
 		}
 	}
@@ -67,9 +82,25 @@ func TestNoUnshippedCitations(t *testing.T) {
 	}
 }
 
+// TestListWraps: the listings wrap within the width they are given (the
+// terminal's; 100 columns into a pipe), a link alone on its line aside.
+func TestListWraps(t *testing.T) {
+	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
+		var out, errOut bytes.Buffer
+		if code := runList(args, &out, &errOut); code != exitConformant {
+			t.Fatalf("list %v: exit %d", args, code)
+		}
+		for _, l := range strings.Split(out.String(), "\n") {
+			if n := len([]rune(l)); n > 100 && !strings.HasPrefix(strings.TrimSpace(l), "https://") {
+				t.Errorf("list %v: a line of %d columns: %q", args, n, l)
+			}
+		}
+	}
+}
+
 // TestListClientChecks: `mcpconform list --client` shows every check of
-// client mode with its requirement and spec link, and the requirement
-// listing counts them as testing their requirements.
+// client mode with its requirement, and its spec link on the line below,
+// and the requirement listing counts them as testing their requirements.
 func TestListClientChecks(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := runList([]string{"--client"}, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
@@ -79,13 +110,13 @@ func TestListClientChecks(t *testing.T) {
 		r, _ := catalog.Get(c.Requirement)
 		vs := r.VersionList()
 		url := catalog.URL(vs[len(vs)-1], r.Versions[vs[len(vs)-1]])
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.ID) + ` +` + regexp.QuoteMeta(c.Requirement) + ` .*` + regexp.QuoteMeta(url) + `$`).MatchString(out.String()) {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.ID) + ` +` + regexp.QuoteMeta(c.Requirement) + ` .*\n +` + regexp.QuoteMeta(url) + `$`).MatchString(out.String()) {
 			t.Errorf("list --client has no row for %s with %s and %s", c.ID, c.Requirement, url)
 		}
 	}
 	out.Reset()
 	runList(nil, &out, &errOut)
-	if !regexp.MustCompile(`(?m)^LIFE-07 .*client-initialized-sent`).MatchString(out.String()) {
+	if !regexp.MustCompile(`(?m)^LIFE-07 (.*\n {13}.*)*client-initialized-sent`).MatchString(out.String()) {
 		t.Errorf("list does not name client-initialized-sent as testing LIFE-07")
 	}
 }

@@ -9,7 +9,7 @@
 //	mcpconform judge [report flags] EVIDENCE.json
 //	mcpconform fleet [flags] TARGETS.yaml
 //	mcpconform merge [flags] DIR...
-//	mcpconform help [mock|list|baseline|fleet|merge]
+//	mcpconform help [mock|list|baseline|judge|fleet|merge]
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize,
@@ -101,12 +101,14 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		listUsage(stdout)
 	case "baseline":
 		baselineUsage(stdout)
+	case "judge":
+		judgeUsage(stdout)
 	case "fleet":
 		fleetUsage(stdout)
 	case "merge":
 		mergeUsage(stdout)
 	default:
-		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline, help fleet, help merge\n", args[0])
+		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline, help judge, help fleet, help merge\n", args[0])
 		return exitUsage
 	}
 	return exitConformant
@@ -123,9 +125,12 @@ Usage:
   mcpconform list [--checks] [--json]         list every requirement and the checks that test it
   mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
                                               write a baseline of the current failures
+  mcpconform judge [report flags] EVIDENCE.json
+                                              judge again a run saved with --evidence, with
+                                              no server (a newer mcpconform, a bug report)
   mcpconform fleet [flags] TARGETS.yaml       test every server of a target list, one report for all
   mcpconform merge [flags] DIR...             merge the reports of a fleet's shards
-  mcpconform help [mock|list|baseline|fleet|merge]
+  mcpconform help [mock|list|baseline|judge|fleet|merge]
                                               show this help, or a sub-command's
 
 A server binary named like a sub-command is run as ./mock, ./list, ...
@@ -137,6 +142,11 @@ no failure; an interrupted run exits 4 whatever it found.
 
 A report given - (--json -, for instance) is written to stdout, and the
 console report then goes to stderr; only one report can take -.
+
+--evidence FILE saves everything the run saw, to judge it again later or
+attach it to a bug report. It holds whatever the server wrote, tool
+results and errors included: a secret the server prints ends up there
+(and in the reports) unless --redact-env names the variable that holds it.
 
 Flags:
 `)

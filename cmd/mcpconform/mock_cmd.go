@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/mcpconform/mcpconform/mockserver"
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
 )
 
@@ -128,6 +129,11 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		opts.Record = mockserver.SharedRecord(f, pid)
+	}
+	if f, ok := stdin.(*os.File); ok && reports.IsTerminal(f) {
+		// Someone typed mcpconform mock: it waits for a client, silently
+		// otherwise.
+		fmt.Fprintln(stderr, "mcpconform mock: speaking MCP on stdin/stdout; a client should start me (Ctrl-D ends)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

@@ -60,7 +60,7 @@ func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) er
 		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
 			return err
 		}
-		return reports.WriteDir(o.reportDir, rep)
+		return reports.WriteDirWith(o.reportDir, rep, reports.DirOptions{SARIF: o.sarifOptions()})
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ import (
 // hostileRun is one run of the binary against a hostile server.
 type hostileRun struct {
 	code    int
+	stdout  string // the console (with --quiet unless runConsole said otherwise)
 	stderr  string
 	elapsed time.Duration
 	// afterSignal is the time from the signal to the exit.
@@ -70,9 +71,18 @@ type hostileResult struct {
 // (read from the mock's --record log): an event, not a time.
 func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, until string) hostileRun {
 	t.Helper()
+	return runConsole(t, true, flags, faults, signal, until)
+}
+
+// runConsole is runHostile with the default console when quiet is false.
+func runConsole(t *testing.T, quiet bool, flags []string, faults string, signal os.Signal, until string) hostileRun {
+	t.Helper()
 	dir := t.TempDir()
 	mark := newMark(t)
-	args := append([]string{"--quiet", "--report-dir", filepath.Join(dir, "report"), "--env", "MCPCONFORM_MARK=" + mark}, flags...)
+	args := append([]string{"--report-dir", filepath.Join(dir, "report"), "--env", "MCPCONFORM_MARK=" + mark}, flags...)
+	if quiet {
+		args = append([]string{"--quiet"}, args...)
+	}
 	args = append(args, "--")
 	if faults == "" {
 		args = append(args, "sleep", "600") // a server that never speaks
@@ -87,8 +97,8 @@ func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, u
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cliBinary(t), args...)
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = new(bytes.Buffer), &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -122,7 +132,7 @@ func runHostile(t *testing.T, flags []string, faults string, signal os.Signal, u
 	}
 	err := cmd.Wait()
 	close(exited)
-	r := hostileRun{stderr: stderr.String(), elapsed: time.Since(start), mark: mark, reportDir: filepath.Join(dir, "report")}
+	r := hostileRun{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start), mark: mark, reportDir: filepath.Join(dir, "report")}
 	if signal != nil {
 		r.afterSignal = time.Since(signalled)
 	}
@@ -584,7 +594,9 @@ func TestRunDeadlines(t *testing.T) {
 
 // TestInterrupt: SIGINT or SIGTERM to mcpconform ends the run at once,
 // writes the partial report, and leaves no process behind, even a server
-// deaf to stdin EOF in the middle of a hung request.
+// deaf to stdin EOF in the middle of a hung request. What it prints, the
+// console and stderr together, fits five lines: when, what was judged,
+// where the partial report is (by default and with --quiet).
 func TestInterrupt(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("process hygiene is checked through /proc")
@@ -592,7 +604,18 @@ func TestInterrupt(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			r := runHostile(t, []string{"--timeout", "60s", "--grace", "10s"}, "hang-on-read,ignore-stdin-eof,ignore-sigterm", sig, "resources/read")
+			quiet := sig == syscall.SIGTERM
+			r := runConsole(t, quiet, []string{"--timeout", "60s", "--grace", "10s"}, "hang-on-read,ignore-stdin-eof,ignore-sigterm", sig, "resources/read")
+			printed := strings.TrimRight(r.stdout, "\n") + "\n" + strings.TrimRight(r.stderr, "\n")
+			if n := strings.Count(printed, "\n") + 1; n > 5 {
+				t.Errorf("quiet=%v: %d lines printed, want at most 5:\n%s", quiet, n, printed)
+			}
+			if !strings.Contains(r.stdout, "interrupted by "+sig.String()+" after ") || !regexp.MustCompile(`judged \d+ of \d+ checks`).MatchString(r.stdout) {
+				t.Errorf("quiet=%v: the console does not say when and what was judged:\n%s", quiet, r.stdout)
+			}
+			if !strings.Contains(r.stderr, "the report is partial: "+filepath.Join(filepath.Dir(r.reportDir), "report")) {
+				t.Errorf("stderr does not say where the partial report is: %s", r.stderr)
+			}
 			// From the signal: about 2 s whatever the server ignores (the
 			// shutdown's waits are cut short, the 10 s graces included),
 			// with slack for a loaded machine; never the graces.

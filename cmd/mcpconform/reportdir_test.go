@@ -46,7 +46,7 @@ func TestReportDir(t *testing.T) {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			if want := "junit.xml report.html report.json report.md"; strings.Join(names, " ") != want {
+			if want := "junit.xml report.html report.json report.md report.sarif"; strings.Join(names, " ") != want {
 				t.Errorf("files in --report-dir: got %v, want %s (no temporary files left)", names, want)
 			}
 		})
@@ -68,6 +68,53 @@ func checkReportDir(t *testing.T, dir string) {
 	validateJUnit(t, filepath.Join(dir, reports.JUnitFile))
 	checkMarkdown(t, read(reports.MarkdownFile))
 	checkHTML(t, read(reports.HTMLFile))
+	checkSARIF(t, read(reports.SARIFFile), read(reports.JSONFile))
+}
+
+// checkSARIF checks that the SARIF log names mcpconform, has a rule per
+// check of the report and a result for each check that failed, warned or
+// was recorded.
+func checkSARIF(t *testing.T, data, report []byte) {
+	t.Helper()
+	var log struct {
+		Version string
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string
+					Rules []struct{ ID string }
+				}
+			}
+			Results []struct{ RuleID, Level string }
+		}
+	}
+	if err := json.Unmarshal(data, &log); err != nil {
+		t.Fatalf("report.sarif: %v", err)
+	}
+	var rep struct {
+		Results []struct{ ID, Verdict string }
+	}
+	if err := json.Unmarshal(report, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "mcpconform" {
+		t.Fatalf("report.sarif: version %q, %d runs", log.Version, len(log.Runs))
+	}
+	rules, found := map[string]bool{}, map[string]bool{}
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		rules[r.ID] = true
+	}
+	for _, r := range log.Runs[0].Results {
+		found[r.RuleID] = true
+	}
+	for _, r := range rep.Results {
+		if !rules[r.ID] {
+			t.Errorf("report.sarif: no rule for %s", r.ID)
+		}
+		if (r.Verdict == "fail" || r.Verdict == "warn" || r.Verdict == "info") && !found[r.ID] {
+			t.Errorf("report.sarif: no result for %s (%s)", r.ID, r.Verdict)
+		}
+	}
 }
 
 // validateReport checks a JSON report against reports.ReportSchema.

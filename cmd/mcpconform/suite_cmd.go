@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -42,6 +45,9 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
+	for _, w := range o.warnings {
+		fmt.Fprintf(stderr, "mcpconform: %s\n", w)
+	}
 	o.builtIn = len(command) == 0
 	fs.Visit(func(f *flag.Flag) { o.callToolsSet = o.callToolsSet || f.Name == "call-tools" })
 	if o.builtIn && !o.callToolsSet {
@@ -69,7 +75,29 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
+	tellPartial(stderr, o, rep, code)
 	return code
+}
+
+// tellPartial says, for a run cut short, where its partial report is.
+func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
+	if rep.Interrupted == "" || code != exitIncomplete {
+		return
+	}
+	var where []string
+	for _, r := range o.reportFlags() {
+		if r.path != "" && r.path != "-" {
+			where = append(where, r.path)
+		}
+	}
+	if o.reportDir != "" {
+		where = append(where, o.reportDir+string(filepath.Separator))
+	}
+	if len(where) == 0 {
+		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
+		return
+	}
+	fmt.Fprintf(stderr, "mcpconform: the report is partial: %s\n", strings.Join(where, ", "))
 }
 
 // execute runs the suite and returns the report and the exit code. A nil
@@ -90,7 +118,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	cfg.Terminal = progressTerminal(o.quiet, stdout, stderr)
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
-			if err := run.SaveFile(o.evidence); err != nil {
+			if err := saveEvidence(run, o.evidence, o.secrets); err != nil {
 				fmt.Fprintf(stderr, "mcpconform: --evidence: %v\n", err)
 			}
 		}
@@ -106,7 +134,42 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	stop := catchInterrupts(stderr)
 	defer stop.release()
 	rep, out, err := r.Run(stop.ctx)
+	if err == nil {
+		rep, out, err = redacted(rep, out, o.secrets)
+	}
 	return tell(stderr, rep, out, err)
+}
+
+// saveEvidence writes the evidence of a run to path, without the secrets.
+func saveEvidence(run *evidence.Run, path string, secrets []redact.Secret) error {
+	if len(secrets) == 0 {
+		return run.SaveFile(path)
+	}
+	var b bytes.Buffer
+	if err := run.Save(&b); err != nil {
+		return err
+	}
+	data, err := redact.JSON(b.Bytes(), secrets)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// redacted is the report and outcome of a run without the secrets: what
+// every report, the console included, is written from.
+func redacted(rep *reports.Report, out runner.Outcome, secrets []redact.Secret) (*reports.Report, runner.Outcome, error) {
+	if len(secrets) == 0 {
+		return rep, out, nil
+	}
+	var clean reports.Report
+	if err := redact.Value(rep, secrets, &clean); err != nil {
+		return nil, out, err
+	}
+	for i, n := range out.Notes {
+		out.Notes[i] = redact.String(n, secrets)
+	}
+	return &clean, out, nil
 }
 
 // tell prints what the outcome of a run says besides its report (its
@@ -129,7 +192,7 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 // checkDestinations checks the report destinations before anything runs,
 // so a typo does not cost a whole run, printing what is wrong.
 func checkDestinations(o *options, stderr io.Writer) bool {
-	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.evidence} {
+	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.sarifOut, o.evidence} {
 		if p == "" || p == "-" {
 			continue
 		}

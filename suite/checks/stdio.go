@@ -286,15 +286,18 @@ func checkSpeaksStdio(j *J) Finding {
 	case judged == 0:
 		return skipped("the run was stopped before any process could answer")
 	case answered == 0 && ended > 0:
-		return broken(fmt.Sprintf("none of the %d processes answered a request on stdout; %d ended without answering, or answered on stderr", judged, ended))
+		return broken(noneOf(judged, "answered a request on stdout", "did not answer a request on stdout") + fmt.Sprintf("; %s without answering, or answered on stderr", ofThem(judged, ended, "ended")))
 	case answered == 0 && garbage > 0:
-		return skipped(fmt.Sprintf("none of the %d processes answered a request on stdout; %d wrote lines there that are no message (the framing checks judge them)", judged, garbage))
+		return skipped(noneOf(judged, "answered a request on stdout", "did not answer a request on stdout") + fmt.Sprintf("; %s lines there that are no message (the framing checks judge them)", ofThem(judged, garbage, "wrote")))
 	case answered == 0:
 		// Silence within the harness's deadlines: a server slower than
 		// them is not shown to speak another way.
-		return harness(fmt.Sprintf("not judged: none of the %d processes answered a request on stdout within the harness's deadlines", judged))
+		return harness("not judged: " + noneOf(judged, "answered a request on stdout within the harness's deadlines", "did not answer a request on stdout within the harness's deadlines"))
 	}
-	return passed(fmt.Sprintf("%d of %d processes answered on stdout", answered, judged))
+	if judged == 1 {
+		return passed("the server process answered on stdout")
+	}
+	return passed(fmt.Sprintf("%d of the %d server processes answered on stdout", answered, judged))
 }
 
 // wroteGarbage reports whether a process wrote a stdout line that is no
@@ -454,7 +457,7 @@ func checkNoStrays(j *J) Finding {
 	if j.Run.StrayCoverage != "" {
 		seen = "(looked at: " + j.Run.StrayCoverage + ")"
 	}
-	f := t.finding(fmt.Sprintf("none of the %d server processes left a process behind %s", t.n, seen), "no process was shut down")
+	f := t.finding(noneOf(t.n, "left a process behind", "left no process behind")+" "+seen, "no process was shut down")
 	if f.Outcome == Recorded && j.Run.StrayCoverage != "" {
 		f.Message += " (looked at: " + j.Run.StrayCoverage + ")"
 	}
@@ -540,4 +543,23 @@ func checkListenCancel(j *J) Finding {
 		ok += fmt.Sprintf(" (%d message(s) arrived before it answered a request sent after the cancellation: in flight, as the cancellation page allows)", inFlight)
 	}
 	return t.finding(ok, "")
+}
+
+// noneOf says that none of n server processes did something, in the same
+// words however many there were: "none of the 3 server processes
+// answered", "the server process did not answer" (one).
+func noneOf(n int, did, didNot string) string {
+	if n == 1 {
+		return "the server process " + didNot
+	}
+	return fmt.Sprintf("none of the %d server processes %s", n, did)
+}
+
+// ofThem says how many of n server processes did something: "it ended"
+// (one), "2 ended".
+func ofThem(n, k int, did string) string {
+	if n == 1 && k == 1 {
+		return "it " + did
+	}
+	return fmt.Sprintf("%d %s", k, did)
 }

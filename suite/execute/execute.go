@@ -196,7 +196,8 @@ type executor struct {
 	// hurried is set once the run is interrupted: shutdowns are quick.
 	hurried bool
 	// mute is set when the first process wrote nothing on stdout while
-	// it waited for initialize: the server speaks no protocol at all.
+	// it waited for initialize, or echoed its input: the server speaks no
+	// protocol at all.
 	mute bool
 	// slowest is the longest a follow-up request took to be answered.
 	slowest time.Duration

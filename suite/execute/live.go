@@ -78,10 +78,15 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 	}
 	if h.err != "" {
 		p.ev.Role = evidence.RoleNegotiation
-		if !wroteStdout(p.ev) {
+		echoes := p.ev.Echoes()
+		if !wroteStdout(p.ev) || echoes {
 			x.mu.Lock()
 			x.mute = true
 			x.mu.Unlock()
+		}
+		if echoes {
+			// Not a server: nothing more is started to be judged.
+			x.fatal("initialize", "the server echoed our own request back on stdout instead of answering it (is it cat?)")
 		}
 		if ctx.Err() == nil {
 			x.fatal("initialize", "the server never completed initialize: "+h.err)
