@@ -100,7 +100,7 @@ func New(ctx context.Context, dial transport.Dial, opts Options) (*Client, error
 		opts.Stalls = NewStalls()
 	}
 	trans := transcript.New(time.Now(), opts.Limits)
-	conn, err := dial(ctx, transport.DialOptions{Transcript: trans, MaxFrame: opts.MaxMessageSize})
+	conn, err := dial(ctx, transport.DialOptions{Transcript: trans, MaxFrame: opts.MaxMessageSize, Timeout: opts.Timeout})
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,14 @@ func (s *stderrTail) snapshot() []string {
 // drainStderr reads stderr until EOF so a chatty server never blocks on a
 // full pipe. Only the first lines go to the transcript; all are counted.
 func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int) {
+	drainLines(f, tail, t, budget, transcript.Stderr, nil)
+}
+
+// drainLines reads a server's output that carries no messages (stderr; the
+// stdout of a server spoken to over HTTP) until EOF, recording its first
+// lines as entries of dir and keeping the last ones in tail. each, when
+// set, is called after every line.
+func drainLines(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int, dir transcript.Dir, each func()) {
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -62,7 +70,10 @@ func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget
 			tail.add(s)
 			if budget > 0 {
 				budget--
-				t.Add(transcript.Entry{Dir: transcript.Stderr, Data: []byte(s), Len: full})
+				t.Add(transcript.Entry{Dir: dir, Data: []byte(s), Len: full})
+			}
+			if each != nil {
+				each()
 			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
