@@ -49,6 +49,7 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 	defer cancel()
 	cfg := r.cfg
 	want := wanted(r.onlySel, r.skipSel, r.catalogue)
+	var err error
 	ecfg := executor.Config{
 		Command:        cfg.Command,
 		Dir:            cfg.Dir,
@@ -70,8 +71,15 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 		executed.Store(int64(done))
 		planned.Store(int64(total))
 	}
+	if ecfg.HTTP, err = httpTarget(cfg); err != nil {
+		return nil, err
+	}
 	name := cfg.Name
-	if name == "" {
+	switch {
+	case name != "":
+	case cfg.URL != "":
+		name = cfg.URL
+	default:
 		name = strings.Join(cfg.Command, " ")
 	}
 	stopIndicator := runningIndicator(cfg.Terminal, name, &executed, &planned)
