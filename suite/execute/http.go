@@ -25,15 +25,38 @@ func (x *executor) reach(ctx context.Context) error {
 		path = "/mcp"
 	}
 	if t.URL != "" {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			return err
+		}
 		h := transport.HTTP{URL: t.URL, Header: t.Header}
-		if u, err := url.Parse(t.URL); err == nil && u.Scheme == "unix" {
+		network, addr := "tcp", u.Host
+		if u.Port() == "" {
+			port := "80"
+			if u.Scheme == "https" {
+				port = "443"
+			}
+			addr = net.JoinHostPort(u.Hostname(), port)
+		}
+		if u.Scheme == "unix" {
 			if u.Path == "" {
 				return fmt.Errorf("%q names no socket: write unix:///path/to.sock", t.URL)
 			}
 			h.URL, h.DialContext = "http://localhost"+path, transport.UnixSocket(u.Path)
+			network, addr = "unix", u.Path
 		}
 		x.run.URL = t.URL
 		x.dial = h.Dial
+		// A URL names a server already running: nothing listening there
+		// is a target that is not up, not a server that dropped its
+		// first request.
+		d := net.Dialer{Timeout: x.cfg.StartTimeout}
+		nc, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			x.fatal("start", fmt.Sprintf("nothing answers at %s (%v)", t.URL, err))
+			return nil
+		}
+		nc.Close()
 		return nil
 	}
 	hosts := []string{"127.0.0.1", "::1"}
@@ -66,7 +89,7 @@ func (x *executor) reach(ctx context.Context) error {
 	defer cancel()
 	addr, err := srv.WaitListening(wctx, "tcp", addrs)
 	if err != nil {
-		x.fatal("start", err.Error())
+		x.fatal("start", strings.TrimPrefix(err.Error(), transport.ErrNotListening.Error()+": "))
 		return nil
 	}
 	x.run.URL = "http://" + addr + path
