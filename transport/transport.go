@@ -6,12 +6,14 @@
 // Conn, so the side that drives a connection never needs to know how it
 // was made.
 //
-// Two dials exist: Command starts a server process and speaks stdio over
+// Three dials exist: Command starts a server process and speaks stdio over
 // its pipes, within its own process group, shut down in the order the
 // spec gives for stdio; Stream frames messages as lines over any byte
-// stream (a Unix socket, TCP, an in-memory pipe). A transport that frames
-// differently (Streamable HTTP) implements Conn with its own framing and
-// records its exchanges as the transcript's HTTP events.
+// stream (a Unix socket, TCP, an in-memory pipe); HTTP opens a Streamable
+// HTTP session with an endpoint (over TCP, TLS or a Unix socket), frames
+// each message as a POST and records its exchanges as the transcript's
+// HTTP events. Command.Launch starts a server that speaks HTTP, whose
+// stdio carries no messages.
 package transport
 
 import (
