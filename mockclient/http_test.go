@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -291,6 +292,34 @@ func mustWrap(t *testing.T, e Envelope, params any) json.RawMessage {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestHTTPS: an https endpoint is spoken to over TLS, and what is recorded
+// is the plain HTTP inside it.
+func TestHTTPS(t *testing.T) {
+	s := &httpfake.Server{Modes: "sse"}
+	srv := httptest.NewUnstartedServer(s)
+	srv.Listener = s.Listen(srv.Listener)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := dialHTTP(t, transport.HTTP{URL: srv.URL + "/mcp", TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}, Options{Timeout: 5 * time.Second})
+	handshake(t, c, "2025-11-25")
+	if x := c.Call(context.Background(), "ping", nil); !x.OK() {
+		t.Fatal(x.Err)
+	}
+	c.Close()
+	var statuses []int
+	for _, ev := range carriers(t, c.Transcript()) {
+		if r := ev.HTTPResponse; r != nil {
+			statuses = append(statuses, r.Status)
+			if r.Proto != "HTTP/1.1" || len(r.Header) == 0 {
+				t.Errorf("got response %+v, want its header as read", r)
+			}
+		}
+	}
+	if len(statuses) < 3 {
+		t.Errorf("got statuses %v", statuses)
+	}
 }
 
 // TestHTTPUnixSocket: HTTP over a Unix socket, with Host localhost.

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +50,9 @@ type HTTP struct {
 	// NoListen leaves out the GET stream a handshake-era session opens
 	// once initialized.
 	NoListen bool
+	// TLS, when set, is the TLS configuration of an https URL (the roots
+	// that trust a test server's certificate); HTTP/1.1 is always asked.
+	TLS *tls.Config
 }
 
 // UnixSocket returns a dial that reaches path, a Unix socket, whatever
@@ -142,7 +146,7 @@ func (h HTTP) Dial(ctx context.Context, opts DialOptions) (Conn, error) {
 				return nil, err
 			}
 			host, _, _ := net.SplitHostPort(addr)
-			tc := tlsClient(nc, host)
+			tc := tlsClient(nc, host, h.TLS)
 			if err := tc.HandshakeContext(ctx); err != nil {
 				nc.Close()
 				return nil, err

@@ -152,7 +152,16 @@ func parseHead(raw []byte) *transcript.HTTPResponse {
 	return r
 }
 
-// tlsClient wraps a connection in TLS for host, HTTP/1.1 only.
-func tlsClient(nc net.Conn, host string) *tls.Conn {
-	return tls.Client(nc, &tls.Config{ServerName: host, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
+// tlsClient wraps a connection in TLS for host, HTTP/1.1 only, with base's
+// settings when given.
+func tlsClient(nc net.Conn, host string, base *tls.Config) *tls.Conn {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	return tls.Client(nc, cfg)
 }
