@@ -477,16 +477,29 @@ func (c *httpConn) Write(frame []byte, timeout time.Duration) error {
 		return fmt.Errorf("the server took none of the request within %s", timeout)
 	}
 	if len(ex.ids) == 0 {
+		// The server must have taken notifications/initialized before the
+		// requests that follow; any other message is waited for a moment
+		// only, as a slow answer to it holds up every write.
+		wait := min(timeout, noticeWait)
+		if p.facts.method == "notifications/initialized" {
+			wait = timeout
+		}
+		h := time.NewTimer(wait)
 		select {
 		case <-ex.head:
-		case <-t.C:
+		case <-h.C:
 		}
+		h.Stop()
 		if p.facts.method == "notifications/initialized" {
 			c.listen()
 		}
 	}
 	return nil
 }
+
+// noticeWait bounds how long a write of a message that is no request
+// waits for the status that acknowledges it.
+const noticeWait = time.Second
 
 // sameFrame reports whether a and b are the same frame, not only equal
 // bytes.
