@@ -176,13 +176,9 @@ func TestHTTPUnanswered(t *testing.T) {
 	c := dialHTTP(t, transport.HTTP{URL: url, NoListen: true}, Options{Timeout: time.Minute})
 	handshake(t, c, "2025-06-18")
 	for _, m := range []string{"refuse", "accepted", "cut", "bigheader", "loop", "away", "gzip"} {
-		start := time.Now()
-		x := c.Do(context.Background(), Request{Tag: m, Method: m})
-		if !errors.Is(x.Err, ErrExchangeEnded) {
+		// Ended by its exchange, not by its deadline (a minute).
+		if x := c.Do(context.Background(), Request{Tag: m, Method: m}); !errors.Is(x.Err, ErrExchangeEnded) {
 			t.Errorf("%s: got %v, want the exchange ended", m, x.Err)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("%s: took %s", m, d)
 		}
 	}
 	if x := c.Do(context.Background(), Request{Method: "crlf"}); !x.OK() {

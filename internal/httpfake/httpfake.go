@@ -248,7 +248,7 @@ func (s *Server) serveRequest(w http.ResponseWriter, r *http.Request, m message)
 		w.Header().Set("Content-Encoding", "gzip")
 		zw := gzip.NewWriter(w)
 		zeros := make([]byte, 1<<20)
-		for range 64 {
+		for range 16 {
 			if _, err := zw.Write(zeros); err != nil {
 				return
 			}
