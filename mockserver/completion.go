@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // maxCompletionValues is the most values one CompleteResult may hold.
@@ -119,7 +121,7 @@ func (s *server) complete(params json.RawMessage) (any, *rpcError) {
 // unknownEntity is the -32602 for well-formed params naming something the
 // server does not have (not malformed: invalid-params-internal leaves it).
 func unknownEntity(format string, args ...any) *rpcError {
-	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, args...)}
+	return &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
 // completionResult is a CompleteResult.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // TestCompletionContext: the arguments a completion request says are
@@ -45,7 +46,7 @@ func TestCompletionContext(t *testing.T) {
 			}
 		}
 		m := s.callAt(version, "completion/complete", complete(map[string]any{"arguments": map[string]any{"first": 1}}))
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("%s: context.arguments holding a number: %s %+v, want -32602", version, m.Result, m.Error)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/spelling"
 )
 
 // Fault describes one way the mock server can be told to misbehave.
@@ -388,4 +390,24 @@ func (fs faultSet) has(name string) bool {
 		panic("mockserver: unknown fault name " + name)
 	}
 	return fs[name]
+}
+
+// CheckFaultNames returns an error naming the first unknown fault with the
+// nearest names of the catalogue, not the whole catalogue, as a command
+// line wants it (ValidateFaults lists every valid name).
+func CheckFaultNames(names []string) error {
+	var known []string
+	for _, f := range slices.Concat(Faults(), HTTPFaults()) {
+		known = append(known, f.Name)
+	}
+	for _, n := range names {
+		if slices.Contains(known, n) {
+			continue
+		}
+		if near := spelling.Nearest(n, known, 3); len(near) > 0 {
+			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
+		}
+		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
+	}
+	return nil
 }

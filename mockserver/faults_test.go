@@ -933,7 +933,7 @@ func TestFaultFloods(t *testing.T) {
 
 // TestServeEndsOnCancel cancels a session blocked on reading stdin:
 // Serve returns the context's error, with and without a timing variant
-// (each has its own loop).
+// (under one, a reader runs ahead of the loop).
 func TestServeEndsOnCancel(t *testing.T) {
 	for _, variants := range [][]string{nil, {"slow-answers"}} {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -39,14 +39,14 @@ func (s *server) startFloods() {
 	case s.faults.has("endless-line"):
 		// The start of a message whose string never ends: nothing proves
 		// it is no message, it only never arrives.
-		go s.out.endless([]byte(`{"jsonrpc":"2.0","method":"notifications/mcpconform-endless","params":{"text":"`), bytes.Repeat([]byte("endless "), 8<<10), time.Millisecond)
+		go s.conn.endless([]byte(`{"jsonrpc":"2.0","method":"notifications/mcpconform-endless","params":{"text":"`), bytes.Repeat([]byte("endless "), 8<<10), time.Millisecond)
 	}
 }
 
 // flood writes line(i) for i = 0, 1, ... until a write fails.
 func (s *server) flood(line func(i int) []byte) {
-	for i := 0; s.out.failed() == nil; i++ {
-		s.out.raw(line(i), true)
+	for i := 0; s.conn.failed() == nil; i++ {
+		s.conn.raw(line(i), true)
 	}
 }
 

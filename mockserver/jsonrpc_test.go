@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func splitLines(s string) []string {
@@ -26,28 +27,28 @@ func TestEnvelopeErrors(t *testing.T) {
 		code   int
 		wantID string // the raw id of the error response
 	}{
-		{"unparseable", `{"jsonrpc":"2.0","id":1,"method":`, codeParseError, "null"},
-		{"not json at all", `hello`, codeParseError, "null"},
-		{"missing jsonrpc", `{"id":5,"method":"ping"}`, codeInvalidRequest, "5"},
-		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":6,"method":"ping"}`, codeInvalidRequest, "6"},
-		{"jsonrpc number", `{"jsonrpc":2.0,"id":"s","method":"ping"}`, codeInvalidRequest, `"s"`},
-		{"method number", `{"jsonrpc":"2.0","id":7,"method":42}`, codeInvalidRequest, "7"},
-		{"id true", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, codeInvalidRequest, "null"},
-		{"id null", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, codeInvalidRequest, "null"},
-		{"id float", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, codeInvalidRequest, "null"},
-		{"id exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, codeInvalidRequest, "null"},
-		{"id object", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, codeInvalidRequest, "null"},
-		{"params array", `{"jsonrpc":"2.0","id":8,"method":"resources/list","params":[]}`, codeInvalidRequest, "8"},
-		{"params null", `{"jsonrpc":"2.0","id":9,"method":"ping","params":null}`, codeInvalidRequest, "9"},
-		{"no method", `{"jsonrpc":"2.0","id":10}`, codeInvalidRequest, "10"},
-		{"a number", `42`, codeInvalidRequest, "null"},
-		{"a string", `"ping"`, codeInvalidRequest, "null"},
-		{"empty array", `[]`, codeInvalidRequest, "null"},
-		{"array outside 2025-03-26", `[{"jsonrpc":"2.0","id":11,"method":"ping"}]`, codeInvalidRequest, "null"},
-		{"unknown method", `{"jsonrpc":"2.0","id":12,"method":"mcp-conformance/unknown-method"}`, codeMethodNotFound, "12"},
-		{"read without uri", `{"jsonrpc":"2.0","id":13,"method":"resources/read","params":{}}`, codeInvalidParams, "13"},
-		{"read with numeric uri", `{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":5}}`, codeInvalidParams, "14"},
-		{"list with numeric cursor", `{"jsonrpc":"2.0","id":15,"method":"resources/list","params":{"cursor":3}}`, codeInvalidParams, "15"},
+		{"unparseable", `{"jsonrpc":"2.0","id":1,"method":`, wire.CodeParseError, "null"},
+		{"not json at all", `hello`, wire.CodeParseError, "null"},
+		{"missing jsonrpc", `{"id":5,"method":"ping"}`, wire.CodeInvalidRequest, "5"},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":6,"method":"ping"}`, wire.CodeInvalidRequest, "6"},
+		{"jsonrpc number", `{"jsonrpc":2.0,"id":"s","method":"ping"}`, wire.CodeInvalidRequest, `"s"`},
+		{"method number", `{"jsonrpc":"2.0","id":7,"method":42}`, wire.CodeInvalidRequest, "7"},
+		{"id true", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, wire.CodeInvalidRequest, "null"},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, wire.CodeInvalidRequest, "null"},
+		{"id float", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, wire.CodeInvalidRequest, "null"},
+		{"id exponent", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, wire.CodeInvalidRequest, "null"},
+		{"id object", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, wire.CodeInvalidRequest, "null"},
+		{"params array", `{"jsonrpc":"2.0","id":8,"method":"resources/list","params":[]}`, wire.CodeInvalidRequest, "8"},
+		{"params null", `{"jsonrpc":"2.0","id":9,"method":"ping","params":null}`, wire.CodeInvalidRequest, "9"},
+		{"no method", `{"jsonrpc":"2.0","id":10}`, wire.CodeInvalidRequest, "10"},
+		{"a number", `42`, wire.CodeInvalidRequest, "null"},
+		{"a string", `"ping"`, wire.CodeInvalidRequest, "null"},
+		{"empty array", `[]`, wire.CodeInvalidRequest, "null"},
+		{"array outside 2025-03-26", `[{"jsonrpc":"2.0","id":11,"method":"ping"}]`, wire.CodeInvalidRequest, "null"},
+		{"unknown method", `{"jsonrpc":"2.0","id":12,"method":"mcp-conformance/unknown-method"}`, wire.CodeMethodNotFound, "12"},
+		{"read without uri", `{"jsonrpc":"2.0","id":13,"method":"resources/read","params":{}}`, wire.CodeInvalidParams, "13"},
+		{"read with numeric uri", `{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":5}}`, wire.CodeInvalidParams, "14"},
+		{"list with numeric cursor", `{"jsonrpc":"2.0","id":15,"method":"resources/list","params":{"cursor":3}}`, wire.CodeInvalidParams, "15"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,13 +171,13 @@ func TestBatches(t *testing.T) {
 	// Invalid members are answered inside the batch.
 	s.send(`[1,{"jsonrpc":"2.0","id":3,"method":"nope"}]`)
 	if err := json.Unmarshal(s.recv(), &batch); err != nil || len(batch) != 2 ||
-		batch[0].Error.Code != codeInvalidRequest || batch[1].Error.Code != codeMethodNotFound {
+		batch[0].Error.Code != wire.CodeInvalidRequest || batch[1].Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("mixed batch: %+v (%v)", batch, err)
 	}
 
 	// An empty batch is a single -32600.
 	s.send(`[]`)
-	if m := s.recvMsg(); m.Error == nil || m.Error.Code != codeInvalidRequest {
+	if m := s.recvMsg(); m.Error == nil || m.Error.Code != wire.CodeInvalidRequest {
 		t.Errorf("empty batch: %+v", m)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Protocol versions in which fields first appear. Versions are dates, so
@@ -43,9 +45,9 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 	case !s.cat.legacy:
 		return nil, s.legacyRefused(params)
 	case s.initialized:
-		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: the session is already initialized."}
+		return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: the session is already initialized."}
 	case s.sawModern && s.faults.has("legacy-initialize-unexplained"):
-		return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request."}
+		return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request."}
 	}
 	var p struct {
 		ProtocolVersion *string                    `json:"protocolVersion"`
@@ -82,7 +84,7 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 	case slices.Contains(supported, requested):
 		version = requested
 	case s.faults.has("version-error"):
-		return nil, &rpcError{Code: codeInvalidParams, Message: "Unsupported protocol version.",
+		return nil, &rpcError{Code: wire.CodeInvalidParams, Message: "Unsupported protocol version.",
 			Data: object{"supported": supported, "requested": requested}}
 	case s.faults.has("version-bogus"):
 		version = requested
@@ -246,7 +248,7 @@ func (s *server) serverInfoAt(version string) object {
 func (s *server) ping(params json.RawMessage) (any, *rpcError) {
 	switch {
 	case !s.initialized && s.faults.has("ping-before-init-refused"):
-		return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}
+		return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Server not initialized: send initialize first."}
 	case params != nil && s.faults.has("ping-params-rejected"):
 		return nil, invalidParams("Invalid params: ping takes no params.")
 	case s.faults.has("result-not-object"):
@@ -264,7 +266,7 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // the log-notifications variant logs, at the level set.
 func (s *server) setLevel(params json.RawMessage) (any, *rpcError) {
 	if s.variants.has("logging-without-set-level") {
-		return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: logging/setLevel."}
+		return nil, &rpcError{Code: wire.CodeMethodNotFound, Message: "Method not found: logging/setLevel."}
 	}
 	var p struct {
 		Level string `json:"level"`
@@ -328,8 +330,8 @@ func (s *server) afterInitialized() {
 	}
 }
 
-// startFaults runs the faults that act before the first line is read.
-func (s *server) startFaults(out io.Writer) {
+// startFaults runs the faults that act before the first frame is read.
+func (s *server) startFaults() {
 	if s.faults.has("crash-on-start") {
 		fmt.Fprintln(s.errOut, "mockserver: fatal: cannot start (crash-on-start)")
 		os.Exit(3)
@@ -338,6 +340,10 @@ func (s *server) startFaults(out io.Writer) {
 		ignoreSIGTERM()
 	}
 	if s.faults.has("leave-child") {
+		var out io.Writer // what the child holds open: stdout, if that is the transport
+		if lc, ok := s.conn.(*lineConn); ok {
+			out = lc.w
+		}
 		if pid, err := startOrphan(out); err != nil {
 			fmt.Fprintf(s.errOut, "mockserver: leave-child: %v\n", err)
 		} else {
@@ -354,10 +360,10 @@ func (s *server) startFaults(out io.Writer) {
 		}
 	}
 	if s.faults.has("banner") {
-		s.out.raw([]byte("MCP mock server v1.0 ready (listening on stdio)"), true)
+		s.conn.raw([]byte("MCP mock server v1.0 ready (listening on stdio)"), true)
 	}
 	if s.faults.has("huge-line") || s.faults.has("huge-line-unterminated") {
 		garbage := bytes.Repeat([]byte("garbage!"), 50<<20/8)
-		s.out.raw(garbage, s.faults.has("huge-line"))
+		s.conn.raw(garbage, s.faults.has("huge-line"))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func TestInitializeNegotiatesVersion(t *testing.T) {
@@ -79,7 +80,7 @@ func TestInitializeInvalidParams(t *testing.T) {
 	} {
 		s := start(t, Options{})
 		s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + `}`)
-		if m := s.recvMsg(); m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m := s.recvMsg(); m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("initialize %s: got %+v, want error -32602", params, m)
 		}
 	}
@@ -96,12 +97,12 @@ func TestBeforeInitialize(t *testing.T) {
 	}
 	for _, method := range []string{"resources/list", "resources/read", "resources/templates/list"} {
 		m, _ := s.call(method, map[string]any{"uri": "test://static/hello.txt"})
-		if m.Error == nil || m.Error.Code != codeInvalidRequest {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidRequest {
 			t.Errorf("%s before initialize: got %s %+v, want error -32600", method, m.Result, m.Error)
 		}
 	}
 	m, _ = s.call("no/such/method", nil)
-	if m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("unknown method before initialize: got %+v, want -32601", m.Error)
 	}
 }
@@ -121,7 +122,7 @@ func TestSecondInitializeIsRefused(t *testing.T) {
 	s := start(t, Options{})
 	s.initialize("2025-06-18")
 	m, _ := s.call("initialize", initParams("2025-06-18"))
-	if m.Error == nil || m.Error.Code != codeInvalidRequest {
+	if m.Error == nil || m.Error.Code != wire.CodeInvalidRequest {
 		t.Errorf("second initialize: got %s %+v, want error -32600", m.Result, m.Error)
 	}
 }
@@ -160,7 +161,7 @@ func TestNoResourcesCapability(t *testing.T) {
 	}
 	for _, method := range []string{"resources/list", "resources/read", "resources/subscribe"} {
 		m, _ := s.call(method, map[string]any{"uri": "test://x"})
-		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("%s without the capability: got %s %+v, want -32601", method, m.Result, m.Error)
 		}
 	}
@@ -179,7 +180,7 @@ func TestLoggingCapability(t *testing.T) {
 		t.Errorf("logging/setLevel: got %s %+v, want {}", m.Result, m.Error)
 	}
 	m, _ = s.call("logging/setLevel", map[string]any{"level": "loud"})
-	if m.Error == nil || m.Error.Code != codeInvalidParams {
+	if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 		t.Errorf("logging/setLevel loud: got %+v, want -32602", m.Error)
 	}
 	// Without the capability the method does not exist.
@@ -188,7 +189,7 @@ func TestLoggingCapability(t *testing.T) {
 	s2 := start(t, Options{Fixture: fx})
 	s2.initialize("2025-06-18")
 	m, _ = s2.call("logging/setLevel", map[string]any{"level": "debug"})
-	if m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("logging/setLevel undeclared: got %+v, want -32601", m.Error)
 	}
 }

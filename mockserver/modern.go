@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // The 2026-07-28 era has no handshake: "every request carries its version
@@ -27,12 +29,10 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Error codes of 2026-07-28, and the two codes the code-range faults use.
-const (
-	codeHeaderMismatch     = -32020
-	codeUnsupportedVersion = -32022
-	codeLegacyRange        = -32001
-)
+// codeLegacyRange is what the legacy-code-range fault answers with: a code
+// of JSON-RPC's implementation-defined server-error range, which no spec
+// version names (so wire does not either). The other codes are wire's.
+const codeLegacyRange = -32001
 
 // modernRequest is the 2026-07-28 request being served. It lives for one
 // request only: nothing of it carries over to the next (LIFE-24).
@@ -141,9 +141,9 @@ func (s *server) dispatchModern(msg *incoming) (result any, rerr *rpcError, answ
 	}
 	h := s.modernHandler(msg.method)
 	if h == nil {
-		code := codeMethodNotFound
+		code := wire.CodeMethodNotFound
 		if s.faults.has("unknown-method-wrong-code") {
-			code = codeInvalidParams
+			code = wire.CodeInvalidParams
 		}
 		why := ""
 		if slices.Contains(removedMethods, msg.method) {
@@ -163,11 +163,11 @@ func (s *server) dispatchModern(msg *incoming) (result any, rerr *rpcError, answ
 	if rerr != nil {
 		switch {
 		case rerr.malformed && s.faults.has("invalid-params-internal"):
-			rerr.Code = codeInternalError
+			rerr.Code = wire.CodeInternalError
 		case rerr.hostile && s.faults.has("legacy-code-range"):
 			rerr.Code = codeLegacyRange
 		case rerr.hostile && s.faults.has("header-mismatch-code"):
-			rerr.Code = codeHeaderMismatch
+			rerr.Code = wire.CodeHeaderMismatch
 		}
 		return nil, rerr, true
 	}
@@ -189,7 +189,7 @@ func (s *server) checkEnvelope(params json.RawMessage) *rpcError {
 	}
 	var version string
 	if !hasVersion || json.Unmarshal(rawVersion, &version) != nil {
-		return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaProtocolVersion + `"] must name the protocol version.`}
+		return &rpcError{Code: wire.CodeInvalidParams, Message: `Invalid params: _meta["` + metaProtocolVersion + `"] must name the protocol version.`}
 	}
 	if version != modernVersion && !s.faults.has("unsupported-version-served") {
 		if s.faults.has("stateful-version") {
@@ -203,17 +203,17 @@ func (s *server) checkEnvelope(params json.RawMessage) *rpcError {
 		return s.unsupportedVersion(v)
 	}
 	if _, ok := meta[metaClientInfo]; !ok && s.faults.has("client-info-required") {
-		return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaClientInfo + `"] must name the client.`}
+		return &rpcError{Code: wire.CodeInvalidParams, Message: `Invalid params: _meta["` + metaClientInfo + `"] must name the client.`}
 	}
 	caps, hasCaps := meta[metaClientCapabilities]
 	caps = bytes.TrimSpace(caps)
 	if (!hasCaps || len(caps) == 0 || caps[0] != '{') && !s.faults.has("client-capabilities-not-required") {
-		return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaClientCapabilities + `"] must declare the client's capabilities ({} for none).`}
+		return &rpcError{Code: wire.CodeInvalidParams, Message: `Invalid params: _meta["` + metaClientCapabilities + `"] must declare the client's capabilities ({} for none).`}
 	}
 	if raw, ok := meta[metaLogLevel]; ok {
 		var level string
 		if (json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level)) && !s.faults.has("log-level-meta-unchecked") {
-			return &rpcError{Code: codeInvalidParams, Message: `Invalid params: _meta["` + metaLogLevel + `"] must be one of the syslog levels.`}
+			return &rpcError{Code: wire.CodeInvalidParams, Message: `Invalid params: _meta["` + metaLogLevel + `"] must be one of the syslog levels.`}
 		}
 	}
 	return nil
@@ -223,7 +223,7 @@ func (s *server) checkEnvelope(params json.RawMessage) *rpcError {
 // speak in the envelope.
 func (s *server) unsupportedVersion(requested string) *rpcError {
 	supported := s.supportedVersions()
-	e := &rpcError{Code: codeUnsupportedVersion,
+	e := &rpcError{Code: wire.CodeUnsupportedProtocolVersion,
 		Message: fmt.Sprintf("Unsupported protocol version %q; this server supports %s.", short(requested), strings.Join(supported, ", "))}
 	if !s.faults.has("unsupported-version-no-data") {
 		e.Data = object{"supported": supported, "requested": requested}
@@ -394,20 +394,9 @@ func (s *server) legacyRefused(params json.RawMessage) *rpcError {
 	}
 	_ = json.Unmarshal(params, &p)
 	supported := s.supportedVersions()
-	return &rpcError{Code: codeUnsupportedVersion,
+	return &rpcError{Code: wire.CodeUnsupportedProtocolVersion,
 		Message: fmt.Sprintf("Unsupported protocol version: this server speaks %s only, with params._meta on every request and no initialize.", strings.Join(supported, ", ")),
 		Data:    object{"supported": supported, "requested": p.ProtocolVersion}}
-}
-
-// idKey makes ids comparable: the same JSON type and value give the same
-// key ("1" and 1 do not).
-func idKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	var str string
-	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &str) == nil {
-		return "s" + str
-	}
-	return "n" + string(raw)
 }
 
 // askInput decides whether a 2026-07-28 request that would be served

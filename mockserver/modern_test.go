@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // envMeta is the per-request _meta of a 2026-07-28 request.
@@ -120,16 +121,16 @@ func TestModernEnvelopeErrors(t *testing.T) {
 		params any
 		code   int
 	}{
-		{"no params", nil, codeInvalidParams},
-		{"empty params", map[string]any{}, codeInvalidParams},
-		{"meta not an object", map[string]any{"_meta": "x"}, codeInvalidParams},
-		{"no clientCapabilities", noCaps, codeInvalidParams},
-		{"clientCapabilities not an object", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: []any{}}}, codeInvalidParams},
-		{"no protocolVersion", noVersion, codeInvalidParams},
-		{"protocolVersion not a string", map[string]any{"_meta": map[string]any{metaProtocolVersion: 20260728, metaClientCapabilities: map[string]any{}}}, codeInvalidParams},
-		{"bad logLevel", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: map[string]any{}, metaLogLevel: "loud"}}, codeInvalidParams},
-		{"unknown version", map[string]any{"_meta": map[string]any{metaProtocolVersion: "1900-01-01", metaClientCapabilities: map[string]any{}}}, codeUnsupportedVersion},
-		{"handshake version in the envelope", map[string]any{"_meta": map[string]any{metaProtocolVersion: "2025-11-25", metaClientCapabilities: map[string]any{}}}, codeUnsupportedVersion},
+		{"no params", nil, wire.CodeInvalidParams},
+		{"empty params", map[string]any{}, wire.CodeInvalidParams},
+		{"meta not an object", map[string]any{"_meta": "x"}, wire.CodeInvalidParams},
+		{"no clientCapabilities", noCaps, wire.CodeInvalidParams},
+		{"clientCapabilities not an object", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: []any{}}}, wire.CodeInvalidParams},
+		{"no protocolVersion", noVersion, wire.CodeInvalidParams},
+		{"protocolVersion not a string", map[string]any{"_meta": map[string]any{metaProtocolVersion: 20260728, metaClientCapabilities: map[string]any{}}}, wire.CodeInvalidParams},
+		{"bad logLevel", map[string]any{"_meta": map[string]any{metaProtocolVersion: modernVersion, metaClientCapabilities: map[string]any{}, metaLogLevel: "loud"}}, wire.CodeInvalidParams},
+		{"unknown version", map[string]any{"_meta": map[string]any{metaProtocolVersion: "1900-01-01", metaClientCapabilities: map[string]any{}}}, wire.CodeUnsupportedProtocolVersion},
+		{"handshake version in the envelope", map[string]any{"_meta": map[string]any{metaProtocolVersion: "2025-11-25", metaClientCapabilities: map[string]any{}}}, wire.CodeUnsupportedProtocolVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +151,7 @@ func TestModernEnvelopeErrors(t *testing.T) {
 func TestUnsupportedVersionData(t *testing.T) {
 	s := start(t, Options{})
 	m, _ := s.call("server/discover", map[string]any{"_meta": map[string]any{metaProtocolVersion: "1900-01-01", metaClientCapabilities: map[string]any{}}})
-	if m.Error == nil || m.Error.Code != codeUnsupportedVersion {
+	if m.Error == nil || m.Error.Code != wire.CodeUnsupportedProtocolVersion {
 		t.Fatalf("got %s %+v, want -32022", m.Result, m.Error)
 	}
 	want := map[string]any{"requested": "1900-01-01", "supported": []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}}
@@ -213,7 +214,7 @@ func TestModernMethodNotFound(t *testing.T) {
 	s := start(t, Options{})
 	for _, method := range []string{"ping", "resources/subscribe", "resources/unsubscribe", "logging/setLevel", "no/such/method"} {
 		m, _ := s.modern(method, map[string]any{"uri": "test://static/hello.txt", "level": "info"})
-		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("%s in the envelope: got %s %+v, want -32601", method, m.Result, m.Error)
 		}
 	}
@@ -228,7 +229,7 @@ func TestModernMethodNotFound(t *testing.T) {
 		t.Errorf("capabilities (-want +got):\n%s", diff)
 	}
 	m, _ := s.modern("resources/list", nil)
-	if m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("resources/list without the capability: got %+v, want -32601", m.Error)
 	}
 }
@@ -237,7 +238,7 @@ func TestModernNotFound(t *testing.T) {
 	s := start(t, Options{})
 	for _, uri := range []string{"test://mcp-conformance/does-not-exist", "test://missing/1", "file:///../../etc/passwd", "not a uri"} {
 		m, _ := s.modern("resources/read", map[string]any{"uri": uri})
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("read %q: got %s %+v, want -32602", uri, m.Result, m.Error)
 			continue
 		}
@@ -333,7 +334,7 @@ func TestListenInvalid(t *testing.T) {
 	s := start(t, Options{})
 	for _, params := range []map[string]any{{}, {"notifications": "all"}, {"notifications": map[string]any{"resourcesListChanged": "yes"}}} {
 		m, _ := s.modern("subscriptions/listen", params)
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("listen %v: got %s %+v, want -32602", params, m.Result, m.Error)
 		}
 	}
@@ -343,7 +344,7 @@ func TestListenInvalid(t *testing.T) {
 		t.Fatalf("got %+v, want the acknowledgement", ack)
 	}
 	s.send(listen)
-	if m := s.recvMsg(); m.Error == nil || m.Error.Code != codeInvalidRequest || string(m.ID) != `"dup"` {
+	if m := s.recvMsg(); m.Error == nil || m.Error.Code != wire.CodeInvalidRequest || string(m.ID) != `"dup"` {
 		t.Errorf("a second listen with an open stream's id: %+v, want -32600", m)
 	}
 }
@@ -354,17 +355,17 @@ func TestDualEra(t *testing.T) {
 	if m, _ := s.call("ping", nil); string(m.Result) != "{}" {
 		t.Errorf("ping before initialize: %s %+v", m.Result, m.Error)
 	}
-	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != codeInvalidRequest {
+	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != wire.CodeInvalidRequest {
 		t.Errorf("resources/list before initialize: %+v, want -32600", m.Error)
 	}
 	if m, _ := s.modern("resources/list", nil); m.Error != nil {
 		t.Fatalf("resources/list in the envelope: %+v", m.Error)
 	}
 	// Now a request without the envelope lacks it.
-	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != codeInvalidParams {
+	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 		t.Errorf("resources/list without the envelope after 2026-07-28 traffic: %+v, want -32602", m.Error)
 	}
-	if m, _ := s.call("ping", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m, _ := s.call("ping", nil); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("ping after 2026-07-28 traffic: %+v, want -32601", m.Error)
 	}
 	// initialize switches the process to the handshake era; 2026-07-28 has
@@ -376,7 +377,7 @@ func TestDualEra(t *testing.T) {
 	if m.Error != nil || strings.Contains(string(m.Result), "resultType") {
 		t.Errorf("resources/list in the envelope after initialize: %s %+v, want a legacy result", m.Result, m.Error)
 	}
-	if m, _ := s.modern("server/discover", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m, _ := s.modern("server/discover", nil); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("server/discover after initialize: %+v, want -32601", m.Error)
 	}
 	if m, _ := s.call("ping", nil); string(m.Result) != "{}" {
@@ -389,16 +390,16 @@ func TestModernOnly(t *testing.T) {
 	fx.Eras = []string{EraModern}
 	s := start(t, Options{Fixture: fx})
 	m, _ := s.call("initialize", initParams("2025-11-25"))
-	if m.Error == nil || m.Error.Code != codeUnsupportedVersion || !strings.Contains(m.Error.Message, modernVersion) {
+	if m.Error == nil || m.Error.Code != wire.CodeUnsupportedProtocolVersion || !strings.Contains(m.Error.Message, modernVersion) {
 		t.Fatalf("initialize: %s %+v, want -32022 naming %s", m.Result, m.Error, modernVersion)
 	}
 	if diff := cmp.Diff(map[string]any{"supported": []any{modernVersion}, "requested": "2025-11-25"}, decode(t, m.Error.Data)); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != codeInvalidParams {
+	if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 		t.Errorf("resources/list without the envelope: %+v, want -32602", m.Error)
 	}
-	if m, _ := s.call("ping", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m, _ := s.call("ping", nil); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("ping: %+v, want -32601", m.Error)
 	}
 	var res map[string]any
@@ -412,10 +413,10 @@ func TestLegacyOnly(t *testing.T) {
 	fx := DefaultFixture()
 	fx.Eras = []string{EraLegacy}
 	s := start(t, Options{Fixture: fx})
-	if m, _ := s.modern("server/discover", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m, _ := s.modern("server/discover", nil); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("server/discover: %+v, want -32601", m.Error)
 	}
-	if m, _ := s.modern("resources/list", nil); m.Error == nil || m.Error.Code != codeInvalidRequest {
+	if m, _ := s.modern("resources/list", nil); m.Error == nil || m.Error.Code != wire.CodeInvalidRequest {
 		t.Errorf("resources/list in the envelope before initialize: %+v, want -32600", m.Error)
 	}
 	if got := s.initialize(modernVersion)["protocolVersion"]; got != "2025-11-25" {

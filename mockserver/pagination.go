@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // The paginated lists.
@@ -111,7 +113,7 @@ func (s *server) page(list string, params json.RawMessage, n, size int) (page, *
 			accepted := faulty && s.faults.has("invalid-cursor-accepted") ||
 				(list == listTools || list == listPrompts) && s.faults.has(list+"-invalid-cursor-accepted")
 			if !accepted {
-				return page{}, &rpcError{Code: codeInvalidParams, Message: "Invalid params: unknown cursor.", Data: object{"cursor": cursor}}
+				return page{}, &rpcError{Code: wire.CodeInvalidParams, Message: "Invalid params: unknown cursor.", Data: object{"cursor": cursor}}
 			}
 			off = 0
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // placeholder is a {{name}} in a prompt message or a tool's format.
@@ -116,11 +118,11 @@ func (s *server) getPrompt(params json.RawMessage) (any, *rpcError) {
 		if s.faults.has("unknown-prompt-result") {
 			return object{"messages": []any{}}, nil
 		}
-		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown prompt %q.", short(name)), Data: object{"name": name}}
+		return nil, &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("Unknown prompt %q.", short(name)), Data: object{"name": name}}
 	}
 	for _, a := range pr.Arguments {
 		if _, ok := p.Arguments[a.Name]; a.Required && !ok && !s.faults.has("prompt-missing-argument-accepted") {
-			return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Missing required argument %q of prompt %q.", short(a.Name), short(name)),
+			return nil, &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("Missing required argument %q of prompt %q.", short(a.Name), short(name)),
 				Data: object{"name": name, "argument": a.Name}}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func TestPromptsList(t *testing.T) {
@@ -58,10 +59,10 @@ func TestPromptsGet(t *testing.T) {
 			[]any{msg("user", "Summarize MCP. Style: "), msg("assistant", "Here is a summary of MCP:")}},
 		{"no arguments", map[string]any{"name": "greeting"}, 0, "", []any{msg("user", "Hello! What can you help me with?")}},
 		{"unknown argument ignored", map[string]any{"name": "greeting", "arguments": map[string]any{"x": "1"}}, 0, "", []any{msg("user", "Hello! What can you help me with?")}},
-		{"required argument missing", map[string]any{"name": "summarize", "arguments": map[string]any{"style": "brief"}}, codeInvalidParams, `Missing required argument "topic"`, nil},
-		{"unknown prompt", map[string]any{"name": "nope"}, codeInvalidParams, `Unknown prompt "nope"`, nil},
-		{"no name", map[string]any{}, codeInvalidParams, "needs name", nil},
-		{"argument not a string", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": 1}}, codeInvalidParams, "an object of strings", nil},
+		{"required argument missing", map[string]any{"name": "summarize", "arguments": map[string]any{"style": "brief"}}, wire.CodeInvalidParams, `Missing required argument "topic"`, nil},
+		{"unknown prompt", map[string]any{"name": "nope"}, wire.CodeInvalidParams, `Unknown prompt "nope"`, nil},
+		{"no name", map[string]any{}, wire.CodeInvalidParams, "needs name", nil},
+		{"argument not a string", map[string]any{"name": "summarize", "arguments": map[string]any{"topic": 1}}, wire.CodeInvalidParams, "an object of strings", nil},
 	}
 	for _, version := range allVersions {
 		t.Run(version, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestPromptsUndeclared(t *testing.T) {
 	for _, version := range []string{"2024-11-05", modernVersion} {
 		s := startAt(t, Options{Fixture: fx}, version)
 		for _, method := range []string{"prompts/list", "prompts/get"} {
-			if m := s.callAt(version, method, map[string]any{"name": "greeting"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+			if m := s.callAt(version, method, map[string]any{"name": "greeting"}); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 				t.Errorf("%s %s: %s %+v, want -32601", version, method, m.Result, m.Error)
 			}
 		}

@@ -93,3 +93,52 @@ func TestREADMEVariantTable(t *testing.T) {
 		t.Errorf("the variant table in README.md is out of date; run go test ./mockserver -run TestREADMEVariantTable -update")
 	}
 }
+
+// TestREADMEHTTPTables keeps the tables of the HTTP transport's faults and
+// variants in README.md in step with HTTPFaults() and HTTPVariants(); run
+// with -update to rewrite them.
+func TestREADMEHTTPTables(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var faults, variants strings.Builder
+	faults.WriteString("| fault | breaks | version | what it does |\n| --- | --- | --- | --- |\n")
+	for _, f := range HTTPFaults() {
+		fmt.Fprintf(&faults, "| `%s` | %s | %s | %s |\n", f.Name, strings.Join(append([]string{f.Requirement}, f.Also...), ", "), cmpOr(f.Version, "newest"), cell(f.Description))
+	}
+	variants.WriteString("| variant | what it does | why it is legal |\n| --- | --- | --- |\n")
+	for _, d := range httpVariantCatalogue {
+		fmt.Fprintf(&variants, "| `%s` | %s | %s |\n", d.Name, cell(d.Description), cell(d.why))
+	}
+	want := readme
+	for _, tb := range []struct{ begin, end, table string }{
+		{"<!-- http-faults:begin", "<!-- http-faults:end -->", faults.String()},
+		{"<!-- http-variants:begin", "<!-- http-variants:end -->", variants.String()},
+	} {
+		i := bytes.Index(want, []byte(tb.begin))
+		j := bytes.Index(want, []byte(tb.end))
+		if i < 0 || j < i {
+			t.Fatalf("README.md lacks the %s … %s markers", tb.begin, tb.end)
+		}
+		i += bytes.IndexByte(want[i:], '\n') + 1
+		want = append(append(append([]byte{}, want[:i]...), tb.table...), want[j:]...)
+	}
+	if *update {
+		if err := os.WriteFile("README.md", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(readme, want) {
+		t.Errorf("the HTTP tables in README.md are out of date; run go test ./mockserver -run TestREADMEHTTPTables -update")
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/wire"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -294,10 +295,10 @@ func uriParam(params json.RawMessage) (string, *rpcError) {
 // ("Servers MUST validate all resource URIs").
 func validRequestURI(uri string) *rpcError {
 	if len(uri) > maxURILength {
-		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: the URI is longer than " + strconv.Itoa(maxURILength) + " bytes.", Data: object{"uri": uri}, hostile: true}
+		return &rpcError{Code: wire.CodeInvalidParams, Message: "Invalid params: the URI is longer than " + strconv.Itoa(maxURILength) + " bytes.", Data: object{"uri": uri}, hostile: true}
 	}
 	if msg := uriProblem(uri, true); msg != "" {
-		return &rpcError{Code: codeInvalidParams, Message: "Invalid params: " + msg + ".", Data: object{"uri": uri}, hostile: true}
+		return &rpcError{Code: wire.CodeInvalidParams, Message: "Invalid params: " + msg + ".", Data: object{"uri": uri}, hostile: true}
 	}
 	return nil
 }
@@ -311,7 +312,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 	}
 	if e := s.lookup(uri); e != nil {
 		if s.faults.has("listed-resource-unreadable") && e == s.listed[len(s.listed)-1] {
-			return nil, &rpcError{Code: codeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
+			return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
 		}
 		if s.askInput("resources/read", e.URI, params) {
 			return object{}, nil
@@ -361,7 +362,7 @@ func (s *server) read(params json.RawMessage) (any, *rpcError) {
 			continue
 		}
 		if s.faults.has("template-read-error") {
-			return nil, &rpcError{Code: codeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
+			return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: reading the resource failed.", Data: object{"uri": uri}}
 		}
 		text, mime, ok := t.render(vals)
 		if !ok {
@@ -539,9 +540,9 @@ func (s *server) notFound(uri string) (any, *rpcError) {
 		s.req != nil && s.faults.has("not-found-empty-contents-modern"):
 		return object{"contents": []any{}}, nil
 	case s.faults.has("unknown-uri-32602"):
-		return nil, s.notFoundCode(uri, codeInvalidParams)
+		return nil, s.notFoundCode(uri, wire.CodeInvalidParams)
 	case s.faults.has("unknown-uri-internal"):
-		return nil, s.notFoundCode(uri, codeInternalError)
+		return nil, s.notFoundCode(uri, wire.CodeInternalError)
 	}
 	return nil, s.notFoundError(uri)
 }
@@ -550,9 +551,9 @@ func (s *server) notFound(uri string) (any, *rpcError) {
 func (s *server) notFoundError(uri string) *rpcError {
 	switch {
 	case s.req == nil, s.faults.has("not-found-32002-modern"):
-		return s.notFoundCode(uri, codeResourceNotFound)
+		return s.notFoundCode(uri, wire.CodeResourceNotFound)
 	}
-	return s.notFoundCode(uri, codeInvalidParams)
+	return s.notFoundCode(uri, wire.CodeInvalidParams)
 }
 
 // hostileNotFound is the not-found error for a URI that is a probe.

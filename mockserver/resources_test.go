@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 type listPage struct {
@@ -78,7 +79,7 @@ func TestPagination(t *testing.T) {
 	s.result("resources/templates/list", nil, &tp)
 	for _, cursor := range []string{"mcp-conformance-invalid-cursor", "", "bWNwY29uZm9ybS1tb2NrOnJlc291cmNlczo5OTk6eA==", *tp.NextCursor} {
 		m, _ := s.call("resources/list", map[string]any{"cursor": cursor})
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("cursor %q: got %s %+v, want -32602", cursor, m.Result, m.Error)
 		}
 	}
@@ -138,25 +139,25 @@ func TestReadNotFound(t *testing.T) {
 		uri  string
 		code int
 	}{
-		{"test://mcp-conformance/does-not-exist-1234", codeResourceNotFound},
-		{"test://static/nope.txt", codeResourceNotFound},
-		{"test://files/missing.md", codeResourceNotFound}, // a table row that does not exist
-		{"test://missing/7", codeResourceNotFound},        // the notFound rule
-		{"file:///../../etc/passwd", codeResourceNotFound},
-		{"file:///%2e%2e/%2e%2e/etc/passwd", codeResourceNotFound},
-		{"file:///project/src/../../etc/passwd", codeResourceNotFound},
-		{"test://files/../../etc/passwd", codeResourceNotFound},
-		{"test://files/%2E%2E/secret", codeResourceNotFound},
-		{"test://x/%00", codeResourceNotFound},
-		{"test://items/%00", codeResourceNotFound},
-		{"test://x/\U0001F600", codeResourceNotFound},
-		{"", codeInvalidParams},
-		{"not a uri", codeInvalidParams},
-		{"test://static/hello world.txt", codeInvalidParams},
-		{"test://items/\x00", codeInvalidParams},
-		{"test://items/%zz", codeInvalidParams},
-		{"test://items/{id}", codeInvalidParams},
-		{long, codeInvalidParams},
+		{"test://mcp-conformance/does-not-exist-1234", wire.CodeResourceNotFound},
+		{"test://static/nope.txt", wire.CodeResourceNotFound},
+		{"test://files/missing.md", wire.CodeResourceNotFound}, // a table row that does not exist
+		{"test://missing/7", wire.CodeResourceNotFound},        // the notFound rule
+		{"file:///../../etc/passwd", wire.CodeResourceNotFound},
+		{"file:///%2e%2e/%2e%2e/etc/passwd", wire.CodeResourceNotFound},
+		{"file:///project/src/../../etc/passwd", wire.CodeResourceNotFound},
+		{"test://files/../../etc/passwd", wire.CodeResourceNotFound},
+		{"test://files/%2E%2E/secret", wire.CodeResourceNotFound},
+		{"test://x/%00", wire.CodeResourceNotFound},
+		{"test://items/%00", wire.CodeResourceNotFound},
+		{"test://x/\U0001F600", wire.CodeResourceNotFound},
+		{"", wire.CodeInvalidParams},
+		{"not a uri", wire.CodeInvalidParams},
+		{"test://static/hello world.txt", wire.CodeInvalidParams},
+		{"test://items/\x00", wire.CodeInvalidParams},
+		{"test://items/%zz", wire.CodeInvalidParams},
+		{"test://items/{id}", wire.CodeInvalidParams},
+		{long, wire.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		m, _ := s.call("resources/read", map[string]any{"uri": tt.uri})
@@ -323,7 +324,7 @@ func TestSubscribeUndeclared(t *testing.T) {
 		t.Errorf("capabilities (-want +got):\n%s", diff)
 	}
 	m, _ := s.call("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"})
-	if m.Error == nil || m.Error.Code != codeMethodNotFound {
+	if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 		t.Errorf("subscribe undeclared: got %s %+v, want -32601", m.Result, m.Error)
 	}
 }
@@ -333,7 +334,7 @@ func TestSubscribeInvalidParams(t *testing.T) {
 	s.initialize("2025-06-18")
 	for _, params := range []any{nil, map[string]any{}, map[string]any{"uri": 5}, map[string]any{"uri": "not a uri"}} {
 		m, _ := s.call("resources/subscribe", params)
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("subscribe %v: got %s %+v, want -32602", params, m.Result, m.Error)
 		}
 	}

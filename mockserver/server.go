@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Options configure Serve.
@@ -33,11 +34,49 @@ type Options struct {
 // (they exit, ignore signals or start children): use them only when Serve
 // runs in a process of its own, as `mcpconform mock` does.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, opts Options) error {
-	if err := ValidateFaults(opts.Faults); err != nil {
+	return serve(ctx, errOut, opts, func(faults faultSet, rec *recorder) conn {
+		return newLineConn(in, out, "stdin", "stdout", faults, rec)
+	})
+}
+
+// ServeConn serves one client on c, a connection that carries
+// newline-delimited JSON both ways (a Unix socket, a TCP connection, a
+// pipe), as Serve does on stdin and stdout, until c's input ends or ctx is
+// done. It does not close c; the goroutine reading c ends when a Read on
+// it returns, as closing c makes it.
+func ServeConn(ctx context.Context, c io.ReadWriter, errOut io.Writer, opts Options) error {
+	return serve(ctx, errOut, opts, func(faults faultSet, rec *recorder) conn {
+		return newLineConn(c, c, "the connection", "the connection", faults, rec)
+	})
+}
+
+// serve runs one session over the transport open returns; open gets the
+// faults, for those of its framing, and the recorder.
+func serve(ctx context.Context, errOut io.Writer, opts Options, open func(faultSet, *recorder) conn) error {
+	cat, err := compileOptions(opts)
+	if err != nil {
 		return err
 	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	faults := newFaultSet(opts.Faults)
+	rec := &recorder{w: opts.Record}
+	defer rec.close()
+	s := newServer(cat, faults, open(faults, rec), errOut)
+	s.variants = newVariantSet(opts.Variants)
+	s.startVariants()
+	return s.run(ctx)
+}
+
+// compileOptions checks the faults and variants of opts and prepares its
+// fixture, as the variants change it, for serving.
+func compileOptions(opts Options) (*catalog, error) {
+	if err := ValidateFaults(opts.Faults); err != nil {
+		return nil, err
+	}
 	if err := ValidateVariants(opts.Variants); err != nil {
-		return err
+		return nil, err
 	}
 	fx := opts.Fixture
 	if fx == nil {
@@ -46,36 +85,29 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, o
 	variants := newVariantSet(opts.Variants)
 	fx, err := variants.fixture(fx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cat, err := compile(fx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := variants.adjustCatalog(cat); err != nil {
-		return err
+		return nil, err
 	}
-	if errOut == nil {
-		errOut = io.Discard
-	}
-	faults := newFaultSet(opts.Faults)
-	rec := &recorder{w: opts.Record}
-	s := newServer(cat, faults, &lineWriter{w: out, rec: rec, faults: faults}, errOut, rec)
-	s.variants = variants
-	s.startVariants()
-	return s.run(ctx, in, out)
+	return cat, nil
 }
 
-// server is one MCP session. Its state is touched only by the goroutine in
-// run; the lineWriter and the delayed writer synchronise the output.
+// server is one MCP session. Its state is touched only by the goroutine of
+// run's loop, under its lock; the transport and the delayed writer
+// synchronise the output.
 type server struct {
 	cat      *catalog
 	faults   faultSet
 	variants variantSet
-	out      *lineWriter
+	conn     conn
 	errOut   io.Writer
-	rec      *recorder
 	delay    *delayedWriter // non-nil under the slow fault
+	serving  int            // the seq of the frame being served (the last one, between frames)
 
 	initialized   bool   // the initialize response was sent
 	version       string // the negotiated protocol version
@@ -122,14 +154,13 @@ type server struct {
 	generation int // time-varying-resource: reads so far
 }
 
-func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer, rec *recorder) *server {
+func newServer(cat *catalog, faults faultSet, c conn, errOut io.Writer) *server {
 	s := &server{
 		cat:           cat,
 		faults:        faults,
 		variants:      variantSet{},
-		out:           out,
+		conn:          c,
 		errOut:        errOut,
-		rec:           rec,
 		fired:         make([]bool, len(cat.listAdds)),
 		subscriptions: make(map[string]bool),
 		cursorUses:    make(map[string]int),
@@ -142,229 +173,16 @@ func newServer(cat *catalog, faults faultSet, out *lineWriter, errOut io.Writer,
 	return s
 }
 
-type lineOrErr struct {
-	line    []byte
-	n       int
-	tooLong bool
-	err     error
-}
-
-func (s *server) run(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.startFaults(out)
-	if s.faults.has("slow") {
-		s.delay = newDelayedWriter(300 * time.Millisecond)
-		defer s.delay.stop()
-	}
-	// Under the timing variants the reader may run a few lines ahead, so
-	// that a line already sent is answered before a put-off one is due.
-	ahead := 0
-	if s.variants.has("pipelined-out-of-order") || s.variants.has("late-parse-error") || s.variants.has("slow-answers") {
-		ahead = 16
-	}
-	if ahead == 0 && !s.faults.has("stream-decoder") {
-		return s.runDirect(ctx, in)
-	}
-	lines := make(chan lineOrErr, ahead)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		if s.faults.has("stream-decoder") {
-			streamValues(in, lines, done)
-			return
-		}
-		lr := newLineReader(in, maxLine)
-		for {
-			line, n, tooLong, err := lr.next()
-			select {
-			case lines <- lineOrErr{line, n, tooLong, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for {
-		var due <-chan time.Time
-		if s.timer != nil {
-			due = s.timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case now := <-due:
-			s.timer = nil
-			if len(lines) == 0 {
-				s.flushLater(now)
-			}
-			if err := s.stdoutErr(); err != nil {
-				return err
-			}
-		case l := <-lines:
-			if done, end := s.serveLine(ctx, l); done {
-				return end
-			}
-		}
-		s.rearm()
-	}
-}
-
-// serveLine answers one line read from stdin, or ends the session at the
-// end of stdin (l.err): done says whether the session is over, end how.
-func (s *server) serveLine(ctx context.Context, l lineOrErr) (done bool, end error) {
-	if l.err != nil {
-		return true, s.finish(ctx, l.err)
-	}
-	s.handleLine(l.line, l.n, l.tooLong)
-	if s.quit {
-		s.drainLater(ctx)
-		return true, s.out.failed()
-	}
-	if err := s.stdoutErr(); err != nil {
-		return true, err
-	}
-	return false, nil
-}
-
-// stdoutErr is the first failed write to stdout, if any.
-func (s *server) stdoutErr() error {
-	if err := s.out.failed(); err != nil {
-		return fmt.Errorf("writing stdout: %w", err)
-	}
-	return nil
-}
-
-// runDirect serves a session with no timing variant: one goroutine reads
-// each line and answers it before reading the next, with no hand-off to
-// another goroutine between them (the hand-off cost as much as the rest
-// of a small read's round trip). The caller's goroutine only waits for
-// the session's end or for ctx; mu keeps what the session writes inside
-// Serve's call, as the loop of run does.
-func (s *server) runDirect(ctx context.Context, in io.Reader) error {
-	var mu sync.Mutex
-	stopped := false
-	ended := make(chan error, 1)
-	go func() {
-		lr := newLineReader(in, maxLine)
-		for {
-			line, n, tooLong, err := lr.next()
-			mu.Lock()
-			if stopped {
-				mu.Unlock()
-				return
-			}
-			done, end := s.serveLine(ctx, lineOrErr{line, n, tooLong, err})
-			mu.Unlock()
-			if done {
-				ended <- end
-				return
-			}
-		}
-	}()
-	select {
-	case err := <-ended:
-		return err
-	case <-ctx.Done():
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-		return ctx.Err()
-	}
-}
-
-// streamValues is the reader of the stream-decoder fault: stdin is a
-// stream of JSON values whatever its lines, each value handled as if it
-// were a line; the first thing that is not JSON ends the server.
-func streamValues(in io.Reader, lines chan<- lineOrErr, done <-chan struct{}) {
-	dec := json.NewDecoder(in)
-	for {
-		var v json.RawMessage
-		l := lineOrErr{err: dec.Decode(&v)}
-		if l.err == nil {
-			var b bytes.Buffer
-			if json.Compact(&b, v) == nil {
-				l.line, l.n = b.Bytes(), b.Len()
-			}
-		} else if l.err != io.EOF {
-			l.err = fmt.Errorf("decoding the JSON stream: %w", l.err)
-		}
-		select {
-		case lines <- l:
-		case <-done:
-			return
-		}
-		if l.err != nil {
-			return
-		}
-	}
-}
-
-// rearm sets the timer for the first put-off group.
-func (s *server) rearm() {
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
-	}
-	if due, ok := s.laterDue(); ok {
-		s.timer = time.NewTimer(time.Until(due))
-	}
-}
-
-// drainLater writes every put-off group when it is due, as a session
-// ends; it gives up when ctx does.
-func (s *server) drainLater(ctx context.Context) {
-	for {
-		due, ok := s.laterDue()
-		if !ok {
-			return
-		}
-		if wait := time.Until(due); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return
-			}
-		}
-		s.flushLater(due)
-	}
-}
-
-// finish ends the session at the end of stdin.
-func (s *server) finish(ctx context.Context, err error) error {
-	if err != io.EOF {
-		return fmt.Errorf("reading stdin: %w", err)
-	}
-	s.closeStreams()
-	s.drainLater(ctx)
-	if s.delay != nil {
-		s.delay.stop()
-	}
-	if s.faults.has("partial-line-at-exit") {
-		s.out.raw([]byte(`{"jsonrpc":"2.0","method":"notifications/mes`), false)
-	}
-	if s.faults.has("ignore-stdin-eof") {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return s.out.failed()
-}
-
-// handleLine answers one stdin line.
-func (s *server) handleLine(line []byte, n int, tooLong bool) {
-	if tooLong {
-		s.rec.record("in", []byte(fmt.Sprintf("(a line of %d bytes, over the %d-byte limit, was skipped)", n, maxLine)))
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
+// handleFrame answers one frame.
+func (s *server) handleFrame(f frame) {
+	if f.tooLong() {
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("Invalid request: the line exceeds %d bytes.", maxLine)}))
 		return
 	}
-	s.rec.record("in", line)
 	if s.variants.has("stderr-chatter") {
-		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), n)
+		fmt.Fprintf(s.errOut, "%s mockserver: read a line of %d bytes\n", time.Now().UTC().Format(time.RFC3339Nano), f.Len)
 	}
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	trimmed := bytes.TrimSpace(line)
+	trimmed := bytes.TrimSpace(f.Raw)
 	if len(trimmed) == 0 {
 		return // blank lines carry no message
 	}
@@ -380,7 +198,7 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 		if s.faults.has("parse-error-bad-id") {
 			id = json.RawMessage("0")
 		}
-		s.emitResponse(s.errorResponse("", id, &rpcError{Code: codeParseError, Message: "Parse error: the line is not valid JSON."}))
+		s.emitResponse(s.errorResponse("", id, &rpcError{Code: wire.CodeParseError, Message: "Parse error: the line is not valid JSON."}))
 		return
 	}
 	if trimmed[0] == '[' {
@@ -409,16 +227,16 @@ func (s *server) handleLine(line []byte, n int, tooLong bool) {
 	}
 }
 
-// unsafeIntegerID reports whether the message on line has an id that is an
-// integer beyond 2^53 - 1 in magnitude, which a JavaScript number cannot
-// hold exactly.
+// unsafeIntegerID reports whether the message on line has an id written
+// as an integer beyond 2^53 - 1 in magnitude, which a JavaScript number
+// cannot hold exactly.
 func unsafeIntegerID(line []byte) bool {
 	var m struct{ ID json.RawMessage }
 	if json.Unmarshal(line, &m) != nil {
 		return false
 	}
-	n, ok := new(big.Int).SetString(string(bytes.TrimSpace(m.ID)), 10)
-	return ok && n.CmpAbs(big.NewInt(1<<53-1)) > 0
+	id := bytes.TrimSpace(m.ID)
+	return wire.IsIntegerLiteral(id) && wire.BeyondSafeInteger(id)
 }
 
 // handleBatch answers a JSON array line. Batches exist in 2025-03-26 only
@@ -432,7 +250,7 @@ func (s *server) handleBatch(line []byte) {
 	case batching && s.version == "2025-03-26" && s.faults.has("batch-unsupported"):
 		// As a server that parses one object per line: the array is no
 		// request to it.
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: batches are not supported."}))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: batches are not supported."}))
 		return
 	case !batching || len(elems) == 0:
 		if s.faults.has("no-invalid-request") {
@@ -442,7 +260,7 @@ func (s *server) handleBatch(line []byte) {
 		if len(elems) == 0 && batching {
 			why = "an empty batch"
 		}
-		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."}))
+		s.emitResponse(s.errorResponse("", nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: " + why + "."}))
 		return
 	}
 	var parts [][]byte
@@ -529,14 +347,14 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		ok = false
 	}
 	if !ok {
-		code := codeMethodNotFound
+		code := wire.CodeMethodNotFound
 		switch {
 		case s.faults.has("unknown-method-wrong-code"):
-			code = codeInvalidParams
+			code = wire.CodeInvalidParams
 		case s.faults.has("not-found-code-misused"):
-			code = -32002
+			code = wire.CodeResourceNotFound
 		case s.faults.has("elicitation-code-old-version") && s.version != v20251125:
-			code = -32042
+			code = wire.CodeURLElicitationRequired
 		}
 		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Method not found: %s.", short(msg.method))}, true
 	}
@@ -547,13 +365,13 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		case s.variants.has("pre-init-served"):
 			// Served at the newest version (see servingVersion).
 		case s.variants.has("pre-init-refused-32602"):
-			return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid request parameters: the session is not initialized."}, true
+			return nil, &rpcError{Code: wire.CodeInvalidParams, Message: "Invalid request parameters: the session is not initialized."}, true
 		default:
-			return nil, &rpcError{Code: codeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
+			return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Server not initialized: send initialize first."}, true
 		}
 	}
 	if strings.HasPrefix(msg.method, "resources/") && s.faults.has("undeclared-resources-wrong-code") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: resources are switched off."}, true
+		return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: resources are switched off."}, true
 	}
 	if rerr := s.refuseMeta(msg.params); rerr != nil {
 		return nil, rerr, true
@@ -567,7 +385,7 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 	}
 	result, rerr = h.handle(s, msg.params)
 	if rerr != nil && rerr.malformed && s.faults.has("invalid-params-internal") && msg.method != "initialize" {
-		rerr.Code = codeInternalError
+		rerr.Code = wire.CodeInternalError
 	}
 	if o, ok := result.(object); ok && rerr == nil {
 		switch {
@@ -702,15 +520,16 @@ func (s *server) emit(group []*outMsg) {
 		}
 		lines = append(lines, l)
 	}
+	re := s.serving
 	write := func() {
 		for _, l := range lines {
 			if l.logged != "" {
-				s.out.raw([]byte(l.logged), true)
+				s.conn.raw([]byte(l.logged), true)
 			}
 			if l.raw {
-				s.out.raw(l.b, true)
+				s.conn.raw(l.b, true)
 			} else {
-				s.out.message(l.b, l.pretty)
+				s.conn.send(outFrame{data: l.b, pretty: l.pretty, re: re})
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package mockserver
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // subscriptionURI reads and checks the uri of subscribe and unsubscribe.
@@ -42,7 +44,7 @@ func (s *server) unsubscribe(params json.RawMessage) (any, *rpcError) {
 		return nil, rerr
 	}
 	if s.faults.has("unsubscribe-error") {
-		return nil, &rpcError{Code: codeInternalError, Message: "Internal error: unsubscribing failed."}
+		return nil, &rpcError{Code: wire.CodeInternalError, Message: "Internal error: unsubscribing failed."}
 	}
 	delete(s.subscriptions, uri)
 	return object{}, nil
@@ -143,8 +145,8 @@ func (s *server) listen(params json.RawMessage) (any, *rpcError) {
 		return nil, invalidParams("Invalid params: subscriptions/listen needs notifications, a SubscriptionFilter object.")
 	}
 	for _, st := range s.streams {
-		if idKey(st.id) == idKey(s.req.id) {
-			return nil, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: a listen stream with this id is still open."}
+		if wire.IDKey(st.id) == wire.IDKey(s.req.id) {
+			return nil, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: a listen stream with this id is still open."}
 		}
 	}
 	f := p.Notifications
@@ -219,7 +221,7 @@ func (s *server) streamNotify(st *stream, method string, params object) {
 }
 
 func (s *server) subscriptionID(st *stream) any {
-	if s.faults.has("subscription-id-as-string") && integerToken.Match(st.id) {
+	if s.faults.has("subscription-id-as-string") && wire.IsIntegerLiteral(st.id) {
 		return string(st.id)
 	}
 	return st.id
@@ -236,7 +238,7 @@ func (s *server) cancelStream(params json.RawMessage) {
 		return
 	}
 	for i, st := range s.streams {
-		if idKey(st.id) == idKey(p.RequestID) {
+		if wire.IDKey(st.id) == wire.IDKey(p.RequestID) {
 			s.streams = slices.Delete(s.streams, i, i+1)
 			if s.faults.has("stream-after-cancel") {
 				// After the next response: a result written at once could

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -144,7 +145,7 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 			if s.atLeast(v20251125) {
 				return toolResult(msg, true), nil
 			}
-			return nil, &rpcError{Code: codeInvalidParams, Message: msg}
+			return nil, &rpcError{Code: wire.CodeInvalidParams, Message: msg}
 		}
 	}
 	if s.askInput("tools/call", name, params) {
@@ -162,7 +163,7 @@ func (s *server) callTool(params json.RawMessage) (any, *rpcError) {
 // notification"). The progress faults break one of those.
 func (s *server) toolProgress(t *toolEntry, name string, token json.RawMessage) {
 	n := t.progress
-	if n == 0 || !validID(token) || s.variants.has("progress-notifications") {
+	if n == 0 || !wire.IsIDLiteral(token) || s.variants.has("progress-notifications") {
 		// Under progress-notifications the request has its progress
 		// already: one reporter per request, or the values would repeat.
 		return
@@ -199,9 +200,9 @@ func (s *server) unknownTool(name string) (any, *rpcError) {
 	case s.faults.has("unknown-tool-result"):
 		return toolResult("unknown tool", true), nil
 	case s.variants.has("unknown-tool-other-error"):
-		return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("Unknown tool %q: no such tool to call.", short(name)), Data: object{"name": name}}
+		return nil, &rpcError{Code: wire.CodeMethodNotFound, Message: fmt.Sprintf("Unknown tool %q: no such tool to call.", short(name)), Data: object{"name": name}}
 	}
-	return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("Unknown tool %q.", short(name)), Data: object{"name": name}}
+	return nil, &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("Unknown tool %q.", short(name)), Data: object{"name": name}}
 }
 
 // runTool applies a tool's call rule to arguments that passed its

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // allVersions are the handshake versions and 2026-07-28.
@@ -114,7 +115,7 @@ func TestToolsListCursors(t *testing.T) {
 	s := startAt(t, Options{}, "2025-11-25")
 	for _, cursor := range []string{"mcp-conformance-invalid-cursor", "", (&server{cat: mustCompile(t)}).encodeCursor(listPrompts, 1)} {
 		m := s.callAt("2025-11-25", "tools/list", map[string]any{"cursor": cursor})
-		if m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("cursor %q: %s %+v, want -32602", cursor, m.Result, m.Error)
 		}
 	}
@@ -132,13 +133,13 @@ func TestToolsCall(t *testing.T) {
 		{"echo", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}, nil, 0, "hi", false},
 		{"delete", map[string]any{"name": "delete_note", "arguments": map[string]any{"id": "n1"}}, nil, 0, "deleted", false},
 		{"add", map[string]any{"name": "add", "arguments": map[string]any{"a": 1, "b": 2.5}}, nil, 0, `{"sum":3.5}`, false},
-		{"unknown tool", map[string]any{"name": "nope", "arguments": map[string]any{}}, nil, codeInvalidParams, `Unknown tool "nope"`, false},
-		{"no name", map[string]any{"arguments": map[string]any{}}, nil, codeInvalidParams, "needs name", false},
-		{"name not a string", map[string]any{"name": 7}, nil, codeInvalidParams, "needs name", false},
-		{"arguments not an object", map[string]any{"name": "echo", "arguments": []any{"hi"}}, nil, codeInvalidParams, "arguments must be an object", false},
-		{"missing argument, protocol error", map[string]any{"name": "echo", "arguments": map[string]any{}}, knownVersions[:3], codeInvalidParams, `the required argument "text" is missing`, false},
-		{"wrong type, protocol error", map[string]any{"name": "add", "arguments": map[string]any{"a": "1", "b": 2}}, knownVersions[:3], codeInvalidParams, "arguments.a is string, want number", false},
-		{"no arguments, protocol error", map[string]any{"name": "add"}, knownVersions[:3], codeInvalidParams, `the required arguments "a", "b" are missing`, false},
+		{"unknown tool", map[string]any{"name": "nope", "arguments": map[string]any{}}, nil, wire.CodeInvalidParams, `Unknown tool "nope"`, false},
+		{"no name", map[string]any{"arguments": map[string]any{}}, nil, wire.CodeInvalidParams, "needs name", false},
+		{"name not a string", map[string]any{"name": 7}, nil, wire.CodeInvalidParams, "needs name", false},
+		{"arguments not an object", map[string]any{"name": "echo", "arguments": []any{"hi"}}, nil, wire.CodeInvalidParams, "arguments must be an object", false},
+		{"missing argument, protocol error", map[string]any{"name": "echo", "arguments": map[string]any{}}, knownVersions[:3], wire.CodeInvalidParams, `the required argument "text" is missing`, false},
+		{"wrong type, protocol error", map[string]any{"name": "add", "arguments": map[string]any{"a": "1", "b": 2}}, knownVersions[:3], wire.CodeInvalidParams, "arguments.a is string, want number", false},
+		{"no arguments, protocol error", map[string]any{"name": "add"}, knownVersions[:3], wire.CodeInvalidParams, `the required arguments "a", "b" are missing`, false},
 		{"missing argument, execution error", map[string]any{"name": "echo", "arguments": map[string]any{}}, []string{"2025-11-25", modernVersion}, 0, `the required argument "text" is missing`, true},
 		{"wrong type, execution error", map[string]any{"name": "add", "arguments": map[string]any{"a": "1", "b": 2}}, []string{"2025-11-25", modernVersion}, 0, "arguments.a is string, want number", true},
 	}
@@ -203,7 +204,7 @@ func TestToolsUndeclared(t *testing.T) {
 	for _, version := range []string{"2025-11-25", modernVersion} {
 		s := startAt(t, Options{Fixture: fx}, version)
 		for _, method := range []string{"tools/list", "tools/call"} {
-			if m := s.callAt(version, method, map[string]any{"name": "echo"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+			if m := s.callAt(version, method, map[string]any{"name": "echo"}); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 				t.Errorf("%s %s: %s %+v, want -32601", version, method, m.Result, m.Error)
 			}
 		}

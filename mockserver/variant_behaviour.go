@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // startVariants prepares what the variants keep before the first line.
@@ -29,7 +31,7 @@ func (s *server) beforeResponse(msg *incoming) {
 	if msg.id == nil {
 		return
 	}
-	if token, ok := requestMeta(msg.params)["progressToken"]; ok && s.variants.has("progress-notifications") && validID(token) {
+	if token, ok := requestMeta(msg.params)["progressToken"]; ok && s.variants.has("progress-notifications") && wire.IsIDLiteral(token) {
 		for _, p := range []float64{0.5, 1} {
 			params := object{"progressToken": token, "progress": s.fraction(p), "total": s.fraction(1)}
 			if s.servingVersion() >= "2025-03-26" || s.modernTraffic(msg) {
@@ -183,9 +185,9 @@ func richErrorData(e *rpcError) object {
 	default:
 		d["original"] = v
 	}
-	reason := map[int]string{codeParseError: "parse_error", codeInvalidRequest: "invalid_request", codeMethodNotFound: "method_not_found",
-		codeInvalidParams: "invalid_params", codeInternalError: "internal_error", codeResourceNotFound: "resource_not_found",
-		codeUnsupportedVersion: "unsupported_protocol_version"}[e.Code]
+	reason := map[int]string{wire.CodeParseError: "parse_error", wire.CodeInvalidRequest: "invalid_request", wire.CodeMethodNotFound: "method_not_found",
+		wire.CodeInvalidParams: "invalid_params", wire.CodeInternalError: "internal_error", wire.CodeResourceNotFound: "resource_not_found",
+		wire.CodeUnsupportedProtocolVersion: "unsupported_protocol_version"}[e.Code]
 	d["reason"] = cmp.Or(reason, "other")
 	d["detail"] = object{"retryable": false, "seeAlso": "https://modelcontextprotocol.io/specification", "codes": []int{e.Code}}
 	return d

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // The wire variants write the same JSON values with other bytes: escapes,
@@ -275,7 +277,7 @@ func (s *server) schedule(group []*outMsg, write func()) {
 	now := time.Now()
 	switch {
 	case resp == nil:
-	case resp.err != nil && resp.err.Code == codeParseError && s.variants.has("late-parse-error"):
+	case resp.err != nil && resp.err.Code == wire.CodeParseError && s.variants.has("late-parse-error"):
 		s.later = append(s.later, &laterWrite{due: now.Add(lateParseError), write: write})
 		return
 	case s.variants.has("slow-answers"):

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 func TestVariantCatalogue(t *testing.T) {
@@ -406,7 +408,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Fatalf("the request after the bad line: %+v, before it %+v", m.Error, notes)
 		}
 		m, _ = v.next()
-		if m.Error == nil || m.Error.Code != codeParseError || string(m.ID) != "null" {
+		if m.Error == nil || m.Error.Code != wire.CodeParseError || string(m.ID) != "null" {
 			t.Errorf("after the answer came %+v, want the -32700 with id null", m)
 		}
 	},
@@ -863,7 +865,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		}
 	},
 	"templates-not-implemented": func(t *testing.T, v *vsession) {
-		if v.tplErr == nil || v.tplErr.Code != codeMethodNotFound {
+		if v.tplErr == nil || v.tplErr.Code != wire.CodeMethodNotFound {
 			t.Errorf("templates: %+v", v.tplErr)
 		}
 	},
@@ -879,7 +881,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			}
 			return
 		}
-		if m, _ := v.call("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m, _ := v.call("resources/subscribe", map[string]any{"uri": "test://static/hello.txt"}); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("subscribe: %+v", m)
 		}
 	},
@@ -900,7 +902,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("resources capability %v", res)
 		}
 		m, _ := v.call("subscriptions/listen", map[string]any{"notifications": map[string]any{"resourcesListChanged": true}})
-		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("listen: %+v", m)
 		}
 	},
@@ -909,11 +911,11 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("capabilities %v", v.init["capabilities"])
 		}
 		for _, e := range []*wireErr{v.listErr, v.tplErr} {
-			if e == nil || e.Code != codeMethodNotFound {
+			if e == nil || e.Code != wire.CodeMethodNotFound {
 				t.Errorf("a list answered %+v, want -32601", e)
 			}
 		}
-		if m, _ := v.call("resources/read", map[string]any{"uri": "test://static/hello.txt"}); m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m, _ := v.call("resources/read", map[string]any{"uri": "test://static/hello.txt"}); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("read: %+v", m)
 		}
 	},
@@ -921,10 +923,10 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 		if caps := v.init["capabilities"].(map[string]any); len(caps) != 1 || caps["tools"] == nil {
 			t.Errorf("capabilities %v, want tools alone", caps)
 		}
-		if v.listErr == nil || v.listErr.Code != codeMethodNotFound {
+		if v.listErr == nil || v.listErr.Code != wire.CodeMethodNotFound {
 			t.Errorf("resources/list answered %+v, want -32601", v.listErr)
 		}
-		if m, _ := v.call("prompts/list", nil); m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m, _ := v.call("prompts/list", nil); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("prompts/list answered %s %+v, want -32601", m.Result, m.Error)
 		}
 		if got := names(v.tools); !slices.Equal(got, []string{"echo", "add", "logo", "delete_note", "enable_extras"}) {
@@ -987,7 +989,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 	},
 	"unknown-tool-other-error": func(t *testing.T, v *vsession) {
 		m, _ := v.call("tools/call", map[string]any{"name": "mcp-conformance-unknown-tool", "arguments": map[string]any{}})
-		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("an unknown tool: %s %+v, want -32601", m.Result, m.Error)
 		}
 		if text := callText(t, v, "echo", map[string]any{"text": "known"}); text != "known" {
@@ -1009,7 +1011,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 			t.Errorf("capabilities %v", v.init["capabilities"])
 		}
 		m, _ := v.call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "summarize"}, "argument": map[string]any{"name": "topic", "value": ""}})
-		if m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("completion: %+v", m)
 		}
 	},
@@ -1310,7 +1312,7 @@ var variantChecks = map[string]func(t *testing.T, v *vsession){
 	},
 	"pre-init-refused-32602": func(t *testing.T, v *vsession) {
 		s := start(t, Options{Variants: []string{"pre-init-refused-32602"}})
-		if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != codeInvalidParams {
+		if m, _ := s.call("resources/list", nil); m.Error == nil || m.Error.Code != wire.CodeInvalidParams {
 			t.Errorf("before initialize: %+v", m)
 		}
 	},
@@ -1439,7 +1441,7 @@ func onlyVersion(only string) func(t *testing.T, v *vsession) {
 		}
 		m, _ := s.call("initialize", initParams(other))
 		if only == modernVersion {
-			if m.Error == nil || m.Error.Code != codeUnsupportedVersion || !strings.Contains(m.Error.Message, modernVersion) {
+			if m.Error == nil || m.Error.Code != wire.CodeUnsupportedProtocolVersion || !strings.Contains(m.Error.Message, modernVersion) {
 				t.Errorf("initialize: %+v", m)
 			}
 			var res map[string]any
@@ -1452,7 +1454,7 @@ func onlyVersion(only string) func(t *testing.T, v *vsession) {
 		if m.Error != nil || decode(t, m.Result)["protocolVersion"] != only {
 			t.Errorf("initialize offering %s: %s %+v", other, m.Result, m.Error)
 		}
-		if m, _ := s.call("server/discover", enveloped(nil)); m.Error == nil || m.Error.Code != codeMethodNotFound {
+		if m, _ := s.call("server/discover", enveloped(nil)); m.Error == nil || m.Error.Code != wire.CodeMethodNotFound {
 			t.Errorf("server/discover: %+v", m)
 		}
 	}

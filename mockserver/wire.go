@@ -6,20 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
 
-// JSON-RPC and MCP error codes the mock uses.
-const (
-	codeParseError       = -32700
-	codeInvalidRequest   = -32600
-	codeMethodNotFound   = -32601
-	codeInvalidParams    = -32602
-	codeInternalError    = -32603
-	codeResourceNotFound = -32002
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // object is a JSON object under construction. encoding/json writes its keys
@@ -42,7 +33,7 @@ type rpcError struct {
 
 // invalidParams is the -32602 error for params of the wrong shape.
 func invalidParams(format string, args ...any) *rpcError {
-	return &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf(format, args...), malformed: true}
+	return &rpcError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf(format, args...), malformed: true}
 }
 
 // msgKind tells apart the messages the server writes.
@@ -74,21 +65,6 @@ type incoming struct {
 	params json.RawMessage // nil when absent
 }
 
-var integerToken = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
-
-// validID reports whether raw is an id MCP allows: a string or an integer
-// (JSONRPC-02, JSONRPC-03). Fractions, exponents, null, booleans, arrays and
-// objects are not.
-func validID(raw json.RawMessage) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	if raw[0] == '"' {
-		return true
-	}
-	return integerToken.Match(raw)
-}
-
 // coercedID is the integer a server that reads ids into integers makes of
 // a fractional or boolean id (the id-coerced fault): 1.5 becomes 1, true 1
 // and false 0.
@@ -112,7 +88,7 @@ func coercedID(raw json.RawMessage) (json.RawMessage, bool) {
 // params are not an object).
 func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 	invalid := func(id json.RawMessage, why string) (*incoming, *outMsg) {
-		return nil, s.errorResponse("", id, &rpcError{Code: codeInvalidRequest, Message: "Invalid request: " + why + "."})
+		return nil, s.errorResponse("", id, &rpcError{Code: wire.CodeInvalidRequest, Message: "Invalid request: " + why + "."})
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
@@ -121,7 +97,10 @@ func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 	idRaw, hasID := m["id"]
 	idRaw = bytes.TrimSpace(idRaw)
 	echo := json.RawMessage(nil) // the id an error response can carry
-	if hasID && validID(idRaw) {
+	// An id is kept as the text it came in and echoed as it was, so it
+	// is read by its text: a string or an integer literal (JSONRPC-02,
+	// JSONRPC-03); 1.0, null and the rest are refused.
+	if hasID && wire.IsIDLiteral(idRaw) {
 		echo = idRaw
 	}
 	var version string
@@ -150,8 +129,8 @@ func (s *server) decodeEnvelope(raw []byte) (*incoming, *outMsg) {
 		}
 		return &incoming{method: method, params: params}, nil
 	}
-	if !validID(idRaw) {
-		if string(idRaw) == "null" && s.faults.has("id-null-accepted") && paramsOK {
+	if !wire.IsIDLiteral(idRaw) {
+		if wire.IsNullID(idRaw) && s.faults.has("id-null-accepted") && paramsOK {
 			return &incoming{id: json.RawMessage("null"), method: method, params: params}, nil
 		}
 		if id, ok := coercedID(idRaw); ok && s.faults.has("id-coerced") && paramsOK {
@@ -230,7 +209,7 @@ func (s *server) encode(m *outMsg) []byte {
 			b.Write(marshal(m.result))
 			if target && s.faults.has("result-and-error") {
 				b.WriteString(`,"error":`)
-				b.Write(s.encodeError(&rpcError{Code: codeInternalError, Message: "Internal error."}))
+				b.Write(s.encodeError(&rpcError{Code: wire.CodeInternalError, Message: "Internal error."}))
 			}
 		}
 	case kindNotification:
@@ -287,7 +266,7 @@ func (s *server) responseID(id json.RawMessage, target bool) []byte {
 	if !target {
 		return marshal(id)
 	}
-	isInt := integerToken.Match(id)
+	isInt := wire.IsIntegerLiteral(id)
 	switch {
 	case s.faults.has("id-mismatch") && isInt:
 		n, _ := new(big.Int).SetString(string(id), 10)
@@ -318,7 +297,7 @@ func safeID(id json.RawMessage) json.RawMessage {
 func (s *server) encodeError(e *rpcError) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"code":`)
-	notFound := e.Code == codeMethodNotFound
+	notFound := e.Code == wire.CodeMethodNotFound
 	switch {
 	case notFound && s.faults.has("error-code-string"):
 		b.Write(marshal(strconv.Itoa(e.Code)))

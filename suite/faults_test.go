@@ -109,7 +109,7 @@ func severityIn(id, v string) (reports.Verdict, bool) {
 	if !ok {
 		return "", false
 	}
-	if r.Role == "client" {
+	if !r.Binds(catalog.PartyServer) {
 		return reports.Info, true
 	}
 	return reports.Verdict(catalog.SeverityOf(st.Level)), true

@@ -21,7 +21,9 @@ type Event struct {
 	HTTPResponse *HTTPResponse `json:"httpResponse,omitempty"`
 	HTTPBody     *HTTPBody     `json:"httpBody,omitempty"`
 	SSEEvent     *SSEEvent     `json:"sseEvent,omitempty"`
-	Text         string        `json:"text,omitempty"`
+	// Received is what a server of client mode received other than lines.
+	Received *Received `json:"received,omitempty"`
+	Text     string    `json:"text,omitempty"`
 }
 
 func (ev Event) String() string {
@@ -44,8 +46,30 @@ func (ev Event) String() string {
 		return ev.HTTPBody.String()
 	case ev.SSEEvent != nil:
 		return ev.SSEEvent.String()
+	case ev.Received != nil:
+		return ev.Received.String()
 	}
 	return ev.Text
+}
+
+// Received is what a process received from its peer other than lines, as
+// the process itself saw it: the recording mock of client mode notes the
+// end of its stdin and each signal delivered to it, so that the order of
+// a client's shutdown (stdin closed first, then SIGTERM, then SIGKILL) is
+// on record. A SIGKILL cannot be noted: a transcript that ends with
+// neither an exit nor a harness event says the process was killed.
+type Received struct {
+	// EOF: stdin reached end of file (the client closed it, or exited).
+	EOF bool `json:"eof,omitempty"`
+	// Signal names a signal delivered to the process ("SIGTERM").
+	Signal string `json:"signal,omitempty"`
+}
+
+func (r Received) String() string {
+	if r.Signal != "" {
+		return "received " + r.Signal
+	}
+	return "stdin reached end of file"
 }
 
 // Reason says why a request got no response.

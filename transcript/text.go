@@ -110,7 +110,9 @@ func parseTextLine(line string) (Entry, error) {
 	case Recv:
 		e = classifyRecv(e, raw, issues)
 	case Send:
-		e.Data, e.Len = raw, len(raw)
+		// What the client wrote: in client mode the recording mock notes
+		// its framing issues as it reads them.
+		e.Data, e.Len, e.Issues = raw, len(raw), issues
 		e.Msgs, e.Batch = wire.DecodeLine(raw)
 	default:
 		e.Data, e.Len = raw, len(raw)

@@ -92,3 +92,33 @@ func plainInteger(lit []byte) bool {
 	}
 	return true
 }
+
+// IsIntegerLiteral reports whether lit is written as a JSON integer: an
+// optional minus sign and digits with no leading zero, with neither
+// fraction nor exponent ("-0" is one). Type goes by value and calls 1.0
+// and 1e2 integers too; this goes by the text.
+func IsIntegerLiteral(lit []byte) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsIDLiteral reports whether raw is an id written as MCP asks, "a string
+// or integer", read by its text: a JSON string, or an integer literal (see
+// IsIntegerLiteral). A reader that keeps an id as the text it came in, to
+// echo it back unchanged, accepts exactly these; null, 1.0, 1e2, booleans,
+// arrays and objects are no ids to it.
+func IsIDLiteral(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && (raw[0] == '"' || IsIntegerLiteral(raw))
+}

@@ -44,3 +44,43 @@ func TestIDKeyFastPathAgreesWithRat(t *testing.T) {
 		}
 	}
 }
+
+func TestIDLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		raw       string
+		integer   bool // IsIntegerLiteral
+		idLiteral bool // IsIDLiteral
+		typeByVal string
+	}{
+		{`0`, true, true, "integer"},
+		{`7`, true, true, "integer"},
+		{`-7`, true, true, "integer"},
+		{`-0`, true, true, "integer"},
+		{`9007199254740993`, true, true, "integer"},
+		{`"7"`, false, true, "string"},
+		{`""`, false, true, "string"},
+		{` 7 `, false, true, "integer"}, // IsIDLiteral trims, as Type does
+		{`007`, false, false, "integer"},
+		{`1.0`, false, false, "integer"}, // an integer by value only
+		{`1e2`, false, false, "integer"},
+		{`1.5`, false, false, "number"},
+		{`+1`, false, false, "number"},
+		{`-`, false, false, "number"},
+		{`null`, false, false, "null"},
+		{`true`, false, false, "boolean"},
+		{`[1]`, false, false, "array"},
+		{`{}`, false, false, "object"},
+		{``, false, false, ""},
+	} {
+		raw := json.RawMessage(tc.raw)
+		if got := IsIntegerLiteral(raw); got != tc.integer {
+			t.Errorf("IsIntegerLiteral(%q) = %v, want %v", tc.raw, got, tc.integer)
+		}
+		if got := IsIDLiteral(raw); got != tc.idLiteral {
+			t.Errorf("IsIDLiteral(%q) = %v, want %v", tc.raw, got, tc.idLiteral)
+		}
+		if got := Type(raw); got != tc.typeByVal {
+			t.Errorf("Type(%q) = %q, want %q", tc.raw, got, tc.typeByVal)
+		}
+	}
+}

@@ -10,33 +10,35 @@ import (
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
-func listFlags() (*flag.FlagSet, *bool, *bool, *bool) {
+func listFlags() (*flag.FlagSet, *bool, *bool, *bool, *bool) {
 	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...]}")
+	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...], clientChecks: [...]}")
 	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
+	client := fs.Bool("client", false, "list the checks of client mode (mcpconform client), with their spec links")
 	help := fs.Bool("help", false, "show this help")
-	return fs, asJSON, byCheck, help
+	return fs, asJSON, byCheck, client, help
 }
 
 func listUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: mcpconform list [--checks] [--json]
+	fmt.Fprint(w, `Usage: mcpconform list [--checks | --client] [--json]
 
 Lists every requirement of the catalogue: its level, the protocol versions it
-applies to, what it says, and the checks that test it or the reason none can.
---checks lists the checks instead, with their spec links. The ids, levels and
-areas shown are what --only, --skip and baselines select.
+applies to, what it says, and the checks that test it (in server or client
+mode) or the reason none can. --checks lists the checks of server mode
+instead, with their spec links, and --client those of client mode. The ids,
+levels and areas shown are what --only, --skip and baselines select.
 
 Flags:
 `)
-	fs, _, _, _ := listFlags()
+	fs, _, _, _, _ := listFlags()
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
-	fs, asJSON, byCheck, help := listFlags()
+	fs, asJSON, byCheck, client, help := listFlags()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			listUsage(stdout)
@@ -58,16 +60,18 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
-	checks := listing.Checks(files)
+	checks, clientChecks := listing.Checks(files), listing.ClientChecks()
 	switch {
 	case *asJSON:
-		if err := listing.WriteJSON(stdout, checks); err != nil {
+		if err := listing.WriteJSON(stdout, checks, clientChecks); err != nil {
 			return exitUsage
 		}
+	case *client:
+		listing.WriteClientChecks(stdout, clientChecks)
 	case *byCheck:
 		listing.WriteChecks(stdout, checks)
 	default:
-		listing.WriteRequirements(stdout, checks)
+		listing.WriteRequirements(stdout, append(checks, clientChecks...))
 	}
 	return exitConformant
 }

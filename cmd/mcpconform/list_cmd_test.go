@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/suite/catalog"
+	"github.com/mcpconform/mcpconform/suite/checks"
 )
 
 // TestListShowsSummariesAndLevels: `mcpconform list` prints what each
@@ -48,7 +49,7 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 // ids of notes kept elsewhere).
 func TestNoUnshippedCitations(t *testing.T) {
 	unshipped := regexp.MustCompile(`§|\b[AE]-\d+\b|DESIGN|requirements\.md`)
-	for _, args := range [][]string{nil, {"--checks"}} {
+	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
 		var out, errOut bytes.Buffer
 		runList(args, &out, &errOut)
 		if m := unshipped.FindString(out.String()); m != "" {
@@ -63,5 +64,28 @@ func TestNoUnshippedCitations(t *testing.T) {
 	baselineUsage(&help)
 	if m := unshipped.FindString(help.String()); m != "" {
 		t.Errorf("the help cites %q", m)
+	}
+}
+
+// TestListClientChecks: `mcpconform list --client` shows every check of
+// client mode with its requirement and spec link, and the requirement
+// listing counts them as testing their requirements.
+func TestListClientChecks(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runList([]string{"--client"}, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	for _, c := range checks.ClientChecks() {
+		r, _ := catalog.Get(c.Requirement)
+		vs := r.VersionList()
+		url := catalog.URL(vs[len(vs)-1], r.Versions[vs[len(vs)-1]])
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c.ID) + ` +` + regexp.QuoteMeta(c.Requirement) + ` .*` + regexp.QuoteMeta(url) + `$`).MatchString(out.String()) {
+			t.Errorf("list --client has no row for %s with %s and %s", c.ID, c.Requirement, url)
+		}
+	}
+	out.Reset()
+	runList(nil, &out, &errOut)
+	if !regexp.MustCompile(`(?m)^LIFE-07 .*client-initialized-sent`).MatchString(out.String()) {
+		t.Errorf("list does not name client-initialized-sent as testing LIFE-07")
 	}
 }

@@ -1,24 +1,21 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
-	"github.com/mcpconform/mcpconform/internal/spelling"
 	"github.com/mcpconform/mcpconform/mockserver"
-	"github.com/mcpconform/mcpconform/suite/catalog"
-	"github.com/mcpconform/mcpconform/wire"
+	"github.com/mcpconform/mcpconform/suite/listing"
 )
 
 // mockOptions are the flags of `mcpconform mock`.
@@ -30,6 +27,8 @@ type mockOptions struct {
 	listFaults   bool
 	listVariants bool
 	help         bool
+	http         string // serve Streamable HTTP on this address instead of stdio
+	httpPath     string
 }
 
 func mockFlags() (*flag.FlagSet, *mockOptions) {
@@ -41,6 +40,8 @@ func mockFlags() (*flag.FlagSet, *mockOptions) {
 	fs.Var(listFlag{&o.faults, "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
 	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
 	fs.Var(listFlag{&o.variants, "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
+	fs.StringVar(&o.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio, and print the endpoint's URL")
+	fs.StringVar(&o.httpPath, "http-path", "/mcp", "the `PATH` of the MCP endpoint under --http")
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
 	fs.BoolVar(&o.listVariants, "list-variants", false, "print the catalogue of legal variations and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
@@ -48,11 +49,13 @@ func mockFlags() (*flag.FlagSet, *mockOptions) {
 }
 
 func mockUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--variant NAME[,NAME...]] [--record FILE] [--list-faults] [--list-variants]
+	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--variant NAME[,NAME...]] [--record FILE] [--http ADDR [--http-path PATH]] [--list-faults] [--list-variants]
 
-Serves the reference MCP server on stdin and stdout: correct by default,
-misbehaving on purpose with --fault, or legal but unusual with --variant, to
-test the suite or an MCP client.
+Serves the reference MCP server on stdin and stdout, or over Streamable HTTP
+with --http (it prints the endpoint's URL, e.g. http://127.0.0.1:41234/mcp,
+on a line of its own): correct by default, misbehaving on purpose with
+--fault, or legal but unusual with --variant, to test the suite or an MCP
+client. The faults and variants of the HTTP layer (http-*) need --http.
 A client that starts it several times can --record into one file: each
 process appends its own lines, told apart by "pid".
 
@@ -82,50 +85,27 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if o.listFaults {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FAULT\tLAYER\tBREAKS\tLEVEL\tVERSION\tWHAT IT DOES")
-		for _, f := range mockserver.Faults() {
-			v := cmp.Or(f.Version, wire.Newest)
-			breaks, level := strings.Join(append([]string{f.Requirement}, f.Also...), ","), "-"
-			if r, ok := catalog.Get(f.Requirement); ok {
-				if st, ok := r.In(v); ok {
-					level = st.Level
-				}
-			}
-			if f.Harness {
-				breaks, level = "-", "harness"
-			}
-			if f.Silent {
-				level = "silence (not judged)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Layer, breaks, level, v, f.Description)
-		}
-		tw.Flush()
+		listing.WriteFaults(stdout)
 		return exitConformant
 	}
 	if o.listVariants {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "VARIANT\tVERSIONS\tBREAKS\tWHAT IT DOES")
-		for _, v := range mockserver.Variants() {
-			versions, breaks := "all", "-"
-			if v.Versions != nil {
-				versions = strings.Join(v.Versions, ",")
-			}
-			if len(v.Breaks) > 0 {
-				breaks = strings.Join(v.Breaks, ",")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, versions, breaks, v.Description)
-		}
-		tw.Flush()
+		listing.WriteVariants(stdout)
 		return exitConformant
 	}
-	if err := checkFaults(o.faults); err != nil {
+	if err := mockserver.CheckFaultNames(o.faults); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
 	}
-	if err := mockserver.ValidateVariants(o.variants); err != nil {
+	httpVariants, variants := splitVariants(o.variants)
+	if err := mockserver.ValidateVariants(variants); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
+	}
+	if o.http == "" {
+		if n := httpNames(o.faults, httpVariants); n != "" {
+			fmt.Fprintf(stderr, "mcpconform mock: %s acts on the HTTP transport: add --http 127.0.0.1:0\n", n)
+			return exitUsage
+		}
 	}
 	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
 	if o.fixture != "" {
@@ -151,6 +131,9 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if o.http != "" {
+		return serveMockHTTP(ctx, o, opts, stdout, stderr)
+	}
 	if err := mockserver.Serve(ctx, stdin, stdout, stderr, opts); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
 		return 1
@@ -158,21 +141,49 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitConformant
 }
 
-// checkFaults returns an error naming the first unknown fault with the
-// nearest names of the catalogue, not the whole catalogue.
-func checkFaults(names []string) error {
-	var known []string
-	for _, f := range mockserver.Faults() {
-		known = append(known, f.Name)
-	}
+// splitVariants separates the HTTP transport's variants from the others.
+func splitVariants(names []string) (httpNames, rest []string) {
 	for _, n := range names {
-		if slices.Contains(known, n) {
-			continue
+		if slices.ContainsFunc(mockserver.HTTPVariants(), func(v mockserver.Variant) bool { return v.Name == strings.TrimSpace(n) }) {
+			httpNames = append(httpNames, n)
+		} else {
+			rest = append(rest, n)
 		}
-		if near := spelling.Nearest(n, known, 3); len(near) > 0 {
-			return fmt.Errorf("unknown fault %s; did you mean %s? see mcpconform mock --list-faults", n, strings.Join(near, ", "))
-		}
-		return fmt.Errorf("unknown fault %s; see mcpconform mock --list-faults", n)
 	}
-	return nil
+	return httpNames, rest
+}
+
+// httpNames names the first fault or variant of the HTTP transport given,
+// or "".
+func httpNames(faults, httpVariants []string) string {
+	for _, n := range faults {
+		if slices.ContainsFunc(mockserver.HTTPFaults(), func(f mockserver.Fault) bool { return f.Name == strings.TrimSpace(n) }) {
+			return "fault " + n
+		}
+	}
+	if len(httpVariants) > 0 {
+		return "variant " + httpVariants[0]
+	}
+	return ""
+}
+
+// serveMockHTTP serves the mock over Streamable HTTP on o.http until ctx
+// ends, after printing the endpoint's URL.
+func serveMockHTTP(ctx context.Context, o *mockOptions, opts mockserver.Options, stdout, stderr io.Writer) int {
+	path := o.httpPath
+	if !strings.HasPrefix(path, "/") {
+		fmt.Fprintf(stderr, "mcpconform mock: --http-path %q must start with /\n", path)
+		return exitUsage
+	}
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform mock: --http: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "http://%s%s\n", ln.Addr(), path)
+	if err := mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: path}); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
+		return 1
+	}
+	return exitConformant
 }

@@ -21,7 +21,7 @@ func TestMockListVariants(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "VARIANT") || !strings.Contains(lines[0], "VERSIONS") || !strings.Contains(lines[0], "BREAKS") {
 		t.Errorf("header %q", lines[0])
 	}
-	variants := mockserver.Variants()
+	variants := append(mockserver.Variants(), mockserver.HTTPVariants()...)
 	if len(lines) != len(variants)+1 {
 		t.Fatalf("%d rows for %d variants", len(lines)-1, len(variants))
 	}

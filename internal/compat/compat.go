@@ -34,16 +34,19 @@ type Server struct {
 	Title string
 	// BuiltOn names the SDK and its version.
 	BuiltOn string
+	// Transport is how the suite reaches it: "stdio" (a command), or
+	// "http" (Streamable HTTP, at a URL or on a port it was started on).
+	Transport string
 }
 
 // Servers lists the real servers, in the matrix's column order. Their
 // argv comes from package testservers, whose README records how each
 // behaves on the wire.
 var Servers = []Server{
-	{Name: "gosdk", Title: "go-sdk", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0"},
-	{Name: "mcpgo", Title: "mcp-go", BuiltOn: "github.com/mark3labs/mcp-go v1.2.1"},
-	{Name: "ts", Title: "TS McpServer", BuiltOn: "@modelcontextprotocol/sdk 1.32.2 (McpServer)"},
-	{Name: "everything", Title: "server-everything", BuiltOn: "@modelcontextprotocol/server-everything 2026.8.31"},
+	{Name: "gosdk", Title: "go-sdk", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0", Transport: "stdio"},
+	{Name: "mcpgo", Title: "mcp-go", BuiltOn: "github.com/mark3labs/mcp-go v1.2.1", Transport: "stdio"},
+	{Name: "ts", Title: "TS McpServer", BuiltOn: "@modelcontextprotocol/sdk 1.32.2 (McpServer)", Transport: "stdio"},
+	{Name: "everything", Title: "server-everything", BuiltOn: "@modelcontextprotocol/server-everything 2026.8.31", Transport: "stdio"},
 }
 
 // Golden is the recorded outcome of the whole suite against one server.

@@ -305,6 +305,11 @@ func writeReport(t *testing.T, path string, run *evidence.Run, results []reports
 // took), which vary from run to run.
 var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m)\b`)
 
+// laterAnswer matches the request a dropped request's reason names as
+// answered after it: which of the requests sent after it the server
+// answered first depends on the server's timing.
+var laterAnswer = regexp.MustCompile(`answered (\S+) \(id [^)]*\), sent after it`)
+
 // stable is reasons with the times they quote replaced, so that only a
 // change of substance shows.
 func stable(server string, reasons map[string]string, verdicts map[string]reports.Verdict) map[string]string {
@@ -319,6 +324,7 @@ func stable(server string, reasons map[string]string, verdicts map[string]report
 		if racing[server][k] != "" {
 			continue // its two verdicts give two reasons; see racing
 		}
+		r = laterAnswer.ReplaceAllString(r, "answered <a later request>, sent after it")
 		out[k] = durations.ReplaceAllString(r, "<duration>")
 	}
 	return out

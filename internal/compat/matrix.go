@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -244,7 +245,7 @@ func Render(w io.Writer, goldens []*Golden) error {
 	b.WriteString("`go test ./internal/compat -args -report DIR` writes the full JSON report of each run (with transcripts) for the evidence behind a verdict.\n\n")
 	b.WriteString("To refresh after a change of the suite or of a server: `go test ./internal/compat -update`, review `git diff internal/compat/testdata`, then `go run ./internal/compat/gencompat`.\n\n")
 
-	b.WriteString("## Servers\n\n| server | built on | versions judged | pass | fail | warn | info | skip | error |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("## Servers\n\n| server | built on | transport | versions judged | pass | fail | warn | info | skip | error |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range goldens {
 		count := map[reports.Verdict]int{}
 		vers := map[string]bool{}
@@ -260,8 +261,8 @@ func Render(w io.Writer, goldens []*Golden) error {
 			vl = append(vl, v)
 		}
 		sort.Strings(vl)
-		builtOn := title[g.Server].BuiltOn
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %d | %d | %d | %d | %d | %d |\n", serverTitle(g), anchor(serverTitle(g)), builtOn,
+		builtOn, transport := title[g.Server].BuiltOn, cmp.Or(title[g.Server].Transport, "stdio")
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", serverTitle(g), anchor(serverTitle(g)), builtOn, transport,
 			strings.Join(vl, ", "), count[reports.Pass], count[reports.Fail], count[reports.Warn], count[reports.Info], count[reports.Skip], count[reports.Error])
 	}
 	b.WriteString("\nThe counts leave out checks judged under a version they do not apply to (the suite skips those). ")

@@ -21,10 +21,11 @@ import (
 type Requirement struct {
 	ID      string `json:"id"`
 	Summary string `json:"summary"`
-	// Role is "server" (the server's obligation or permission),
-	// "transport" (framing the server must keep as a sender), "client"
-	// (the client's obligation: the harness keeps it), "definition", or
-	// "unspecified".
+	// Role is "server" (the server's obligation or permission), "client"
+	// (the client's), "both" (a rule that binds whichever party sends or
+	// receives: JSON-RPC's envelope, ids, answering a request),
+	// "transport" (framing every sender keeps), "definition", or
+	// "unspecified". See Binds.
 	Role string `json:"role"`
 	// ServerTestable is true when a client talking to the server over stdio
 	// can see the server break the rule.
@@ -115,6 +116,27 @@ func Get(id string) (*Requirement, bool) {
 	once.Do(load)
 	r, ok := index[id]
 	return r, ok
+}
+
+// The parties a run judges: server mode judges a server, client mode a
+// client.
+const (
+	PartyServer = "server"
+	PartyClient = "client"
+)
+
+// Binds reports whether the rule is the judged party's to keep, so that
+// breaking it costs its level: every rule but the other party's own. In
+// server mode a client's obligation is kept by the harness, and what the
+// server does there is recorded at most; in client mode the same holds
+// for a server's.
+func (r *Requirement) Binds(party string) bool {
+	switch party {
+	case PartyClient:
+		return r.Role != "server"
+	default:
+		return r.Role != "client"
+	}
 }
 
 // In returns the rule as version v states it.

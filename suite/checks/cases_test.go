@@ -35,6 +35,10 @@ var update = flag.Bool("update", false, "rewrite the want section of every case 
 //	< {...}
 //	-- p2 probe 2025-11-25 --
 //	...
+//	-- p3 shared 2025-11-25 http --   a process spoken to over Streamable HTTP: its
+//	# {"httpRequest":{...}}          HTTP events are notes (package transcript,
+//	> {...}                          http.go), each message entry right after the
+//	# {"httpResponse":{...}}         event that carries it
 //	-- want --
 //	2025-11-25 fail: the message the result had
 //
@@ -73,18 +77,8 @@ func loadCase(t *testing.T, path string) *testCase {
 				t.Fatalf("%s: run: %v", path, err)
 			}
 		case f.Name == "want":
-			for i, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				head, msg, _ := strings.Cut(line, ":")
-				hf := strings.Fields(head)
-				if len(hf) != 2 {
-					t.Fatalf("%s: want line %d: want \"VERSION VERDICT: message\", got %q", path, i+1, line)
-				}
-				c.wants = append(c.wants, want{version: hf[0], verdict: reports.Verdict(hf[1]), message: strings.TrimSpace(msg)})
-			}
-		case len(fields) == 3 && strings.HasPrefix(fields[0], "p"):
+			c.wants = parseWants(t, path, f.Data)
+		case (len(fields) == 3 || len(fields) == 4 && fields[3] == evidence.TransportHTTP) && strings.HasPrefix(fields[0], "p"):
 			var id int
 			if _, err := fmt.Sscanf(fields[0], "p%d", &id); err != nil {
 				t.Fatalf("%s: process section %q: want pN ROLE VERSION", path, f.Name)
@@ -93,7 +87,10 @@ func loadCase(t *testing.T, path string) *testCase {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", path, f.Name, err)
 			}
-			p := &evidence.Process{ID: id, Pid: 1000 + id, Role: evidence.Role(fields[1]), Version: fields[2], Transcript: tr}
+			p := &evidence.Process{ID: id, Pid: 1000 + id, Role: evidence.Role(fields[1]), Version: fields[2], Transport: evidence.TransportStdio, Transcript: tr}
+			if len(fields) == 4 {
+				p.Transport, p.Pid, run.Transport = fields[3], 0, fields[3]
+			}
 			run.Processes = append(run.Processes, p)
 			switch p.Role {
 			case evidence.RoleShared:
@@ -121,6 +118,71 @@ func loadCase(t *testing.T, path string) *testCase {
 	run.Bind()
 	c.run = run
 	return c
+}
+
+// parseWants reads a want section: "VERSION VERDICT: message" per line.
+func parseWants(t *testing.T, path string, data []byte) []want {
+	var wants []want
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		head, msg, _ := strings.Cut(line, ":")
+		hf := strings.Fields(head)
+		if len(hf) != 2 {
+			t.Fatalf("%s: want line %d: want \"VERSION VERDICT: message\", got %q", path, i+1, line)
+		}
+		wants = append(wants, want{version: hf[0], verdict: reports.Verdict(hf[1]), message: strings.TrimSpace(msg)})
+	}
+	return wants
+}
+
+// compareWants judges a case under the versions of its want section (or,
+// with none yet and -update, under versions) and compares each result's
+// verdict and the start of its message with the want line; -update
+// rewrites the want section instead.
+func compareWants(t *testing.T, path string, arc *txtar.Archive, wants []want, versions []string, judge func(v string) reports.Result) {
+	t.Helper()
+	if len(wants) == 0 && !*update {
+		t.Fatalf("%s: no want section", path)
+	}
+	if len(wants) > 0 {
+		versions = nil
+		for _, w := range wants {
+			versions = append(versions, w.version)
+		}
+	}
+	var got []string
+	for i, v := range versions {
+		res := judge(v)
+		got = append(got, fmt.Sprintf("%s %s: %s", v, res.Verdict, res.Message))
+		if *update {
+			continue
+		}
+		if w := wants[i]; res.Verdict != w.verdict || !strings.HasPrefix(res.Message, w.message) {
+			t.Errorf("%s under %s: got %s: %q; want %s: %q…", path, v, res.Verdict, res.Message, w.verdict, w.message)
+		}
+	}
+	if *update {
+		writeWant(t, path, arc, got)
+	}
+}
+
+// writeWant rewrites the want section of a case.
+func writeWant(t *testing.T, path string, arc *txtar.Archive, got []string) {
+	data := []byte(strings.Join(got, "\n") + "\n")
+	found := false
+	for i, f := range arc.Files {
+		if f.Name == "want" {
+			arc.Files[i].Data, found = data, true
+		}
+	}
+	if !found {
+		arc.Files = append(arc.Files, txtar.File{Name: "want", Data: data})
+	}
+	if err := os.WriteFile(path, txtar.Format(arc), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // judge returns the result of the case's check (or vector test) under v.
@@ -162,6 +224,9 @@ func allCases(t *testing.T) map[string][]string {
 	}
 	by := map[string][]string{}
 	for _, p := range paths {
+		if filepath.Base(filepath.Dir(filepath.Dir(p))) == "client" {
+			continue // client mode's cases: client_cases_test.go
+		}
 		id := filepath.Base(filepath.Dir(p))
 		by[id] = append(by[id], p)
 	}
@@ -175,41 +240,7 @@ func TestCases(t *testing.T) {
 		for _, path := range paths {
 			t.Run(id+"/"+strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 				c := loadCase(t, path)
-				if len(c.wants) == 0 && !*update {
-					t.Fatalf("%s: no want section", path)
-				}
-				var got []string
-				versions := c.run.Versions
-				if len(c.wants) > 0 {
-					versions = nil
-					for _, w := range c.wants {
-						versions = append(versions, w.version)
-					}
-				}
-				for i, v := range versions {
-					res := c.judge(t, id, v)
-					got = append(got, fmt.Sprintf("%s %s: %s", v, res.Verdict, res.Message))
-					if *update {
-						continue
-					}
-					w := c.wants[i]
-					if res.Verdict != w.verdict || !strings.HasPrefix(res.Message, w.message) {
-						t.Errorf("%s under %s: got %s: %q; want %s: %q…", path, v, res.Verdict, res.Message, w.verdict, w.message)
-					}
-				}
-				if *update {
-					for i, f := range c.arc.Files {
-						if f.Name == "want" {
-							c.arc.Files[i].Data = []byte(strings.Join(got, "\n") + "\n")
-						}
-					}
-					if !slices.ContainsFunc(c.arc.Files, func(f txtar.File) bool { return f.Name == "want" }) {
-						c.arc.Files = append(c.arc.Files, txtar.File{Name: "want", Data: []byte(strings.Join(got, "\n") + "\n")})
-					}
-					if err := os.WriteFile(path, txtar.Format(c.arc), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
+				compareWants(t, path, c.arc, c.wants, c.run.Versions, func(v string) reports.Result { return c.judge(t, id, v) })
 			})
 		}
 	}
@@ -220,13 +251,23 @@ func TestCases(t *testing.T) {
 // level allows): a check that cannot fail, or that fails everything, does
 // not get through.
 func TestEveryCheckBothWays(t *testing.T) {
-	cases := allCases(t)
-	var missing []string
+	var ids []string
 	for _, ch := range checks.All() {
+		ids = append(ids, ch.ID)
+	}
+	if missing := lackingBothWays(ids, allCases(t), func(path string) []want { return loadCase(t, path).wants }); len(missing) > 0 {
+		t.Errorf("%d checks lack a recorded case in one direction:\n  %s", len(missing), strings.Join(missing, "\n  "))
+	}
+}
+
+// lackingBothWays lists the checks among ids whose cases lack a pass, or
+// a fail, warn or info, sorted.
+func lackingBothWays(ids []string, cases map[string][]string, wantsOf func(path string) []want) []string {
+	var missing []string
+	for _, id := range ids {
 		sawPass, sawBad := false, false
-		for _, path := range cases[ch.ID] {
-			c := loadCase(t, path)
-			for _, w := range c.wants {
+		for _, path := range cases[id] {
+			for _, w := range wantsOf(path) {
 				switch w.verdict {
 				case reports.Pass:
 					sawPass = true
@@ -236,13 +277,11 @@ func TestEveryCheckBothWays(t *testing.T) {
 			}
 		}
 		if !sawPass || !sawBad {
-			missing = append(missing, fmt.Sprintf("%s (pass case: %v, failing case: %v)", ch.ID, sawPass, sawBad))
+			missing = append(missing, fmt.Sprintf("%s (pass case: %v, failing case: %v)", id, sawPass, sawBad))
 		}
 	}
 	sort.Strings(missing)
-	if len(missing) > 0 {
-		t.Errorf("%d checks lack a recorded case in one direction:\n  %s", len(missing), strings.Join(missing, "\n  "))
-	}
+	return missing
 }
 
 // TestCasesLiveWithTheirFamily: a case lives in the folder of its check's
@@ -289,13 +328,19 @@ func TestLayout(t *testing.T) {
 	for _, r := range catalog.All() {
 		families[checks.FileFamily(r.ID)] = true
 	}
-	own := []string{"check", "tally", "ambient", "vector"}
+	// Client mode has its own: its check and entry point, and the index
+	// of a spawn's traffic; its checks live in client_<family>.go.
+	own := []string{"check", "tally", "ambient", "vector", "client", "client_view"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(f, ".go")
+		if slices.Contains(own, name) {
+			continue
+		}
+		name = strings.TrimPrefix(name, "client_")
 		family, _, _ := strings.Cut(name, "_")
 		switch {
 		case strings.HasSuffix(name, "_test"), slices.Contains(own, name), families[name],

@@ -167,7 +167,7 @@ func harness(msg string) Finding { return Finding{Outcome: Error, Message: msg} 
 func All() []*Check {
 	var all []*Check
 	for _, family := range [][]*Check{
-		lifecycleChecks(), stdioChecks(), jsonrpcChecks(), pingChecks(), errorsChecks(),
+		lifecycleChecks(), stdioChecks(), httpChecks(), jsonrpcChecks(), httpJSONRPCChecks(), pingChecks(), errorsChecks(),
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
@@ -179,8 +179,11 @@ func All() []*Check {
 }
 
 // File returns the base name of the file that defines the check's judge.
-func (c *Check) File() string {
-	pc := reflect.ValueOf(c.Judge).Pointer()
+func (c *Check) File() string { return funcFile(c.Judge) }
+
+// funcFile returns the base name of the file that defines fn.
+func funcFile(fn any) string {
+	pc := reflect.ValueOf(fn).Pointer()
 	f := runtime.FuncForPC(pc)
 	if f == nil {
 		return ""
@@ -190,15 +193,7 @@ func (c *Check) File() string {
 }
 
 // Applies returns why the check does not judge version v, or "".
-func (c *Check) Applies(v string) string {
-	if why := catalog.NotIn(c.Requirement, v); why != "" {
-		return why
-	}
-	if len(c.Versions) > 0 && !slices.Contains(c.Versions, v) {
-		return fmt.Sprintf("judged in %s only, not in %s", strings.Join(c.Versions, ", "), v)
-	}
-	return ""
-}
+func (c *Check) Applies(v string) string { return applies(c.Requirement, c.Versions, v) }
 
 // Result judges the check under j.
 func (c *Check) Result(j *J) (res reports.Result) {
@@ -218,6 +213,10 @@ func (c *Check) Result(j *J) (res reports.Result) {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
 	}
+	if why := behindToken(j); why != "" && c.Area != "http" {
+		res.Verdict, res.Message = reports.Skip, why
+		return res
+	}
 	for _, cap := range c.Requires {
 		if j.Session == nil {
 			res.Verdict, res.Message = reports.Skip, "no session was opened under "+j.Version
@@ -228,16 +227,18 @@ func (c *Check) Result(j *J) (res reports.Result) {
 			return res
 		}
 	}
-	var f Finding
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				f = harness(fmt.Sprintf("the check itself failed: %v", p))
-			}
-		}()
-		f = c.Judge(j)
+	return Price(res, judgeSafely(func() Finding { return c.Judge(j) }))
+}
+
+// judgeSafely runs a judge: a judge that panics is a harness error, not
+// a crash of the run.
+func judgeSafely(judge func() Finding) (f Finding) {
+	defer func() {
+		if p := recover(); p != nil {
+			f = harness(fmt.Sprintf("the check itself failed: %v", p))
+		}
 	}()
-	return Price(res, f)
+	return judge()
 }
 
 // NotServed says why nothing but the opening of a session is judged under
@@ -250,17 +251,23 @@ func NotServed(r *evidence.Run, v string, s *evidence.Session) string {
 	return r.Fatal.Message
 }
 
-// Price turns a finding into the result's verdict, at the level the
-// catalogue gives the requirement in the result's version.
+// Price turns a finding of server mode into the result's verdict, at the
+// level the catalogue gives the requirement in the result's version.
 func Price(res reports.Result, f Finding) reports.Result {
+	return PriceAs(catalog.PartyServer, res, f)
+}
+
+// PriceAs prices a finding about party (catalog.PartyServer or
+// catalog.PartyClient): a rule that binds the party costs its level in
+// the result's version; the other party's obligation, which the harness
+// keeps, is recorded at most.
+func PriceAs(party string, res reports.Result, f Finding) reports.Result {
 	if f.Requirement != "" && f.Requirement != res.Requirement {
 		res = Rebase(res, f.Requirement)
 	}
 	sev := catalog.Info
 	if req, ok := catalog.Get(res.Requirement); ok {
-		if st, ok := req.In(res.ProtocolVersion); ok && req.Role != "client" {
-			// A client's obligation binds the harness, not the server:
-			// what the server does there is recorded only.
+		if st, ok := req.In(res.ProtocolVersion); ok && req.Binds(party) {
 			sev = catalog.SeverityOf(st.Level)
 		}
 	}
@@ -372,6 +379,12 @@ func FileFamily(requirement string) string {
 		return "resources_list_changed"
 	case "res_ann", "res_icon", "res_link", "res_emb":
 		return "resources_annotations"
+	case "samp":
+		return "sampling"
+	case "elic":
+		return "elicitation"
+	case "cancel":
+		return "cancellation"
 	default:
 		return f
 	}

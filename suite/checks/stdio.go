@@ -24,50 +24,68 @@ func stdioChecks() []*Check {
 		{
 			ID: "stdio-one-message-per-line", Requirement: "STDIO-02", Area: "stdio",
 			Description: "every stdout line is one complete JSON-RPC message: no message spread over several lines, no line cut off at exit or over the size limit",
-			Judge:       checkFraming,
+			Judge:       overStdio(checkFraming),
 		},
 		{
 			ID: "stdio-only-mcp-messages", Requirement: "STDIO-03", Area: "stdio",
 			Description: "nothing but MCP messages on stdout: no banners, logs, blank lines or NUL bytes",
-			Judge:       checkOnlyMessages,
+			Judge:       overStdio(checkOnlyMessages),
 		},
 		{
 			ID: "stdio-utf8", Requirement: "STDIO-04", Area: "stdio",
 			Description: "stdout is UTF-8, with no byte order mark",
-			Judge:       checkUTF8,
+			Judge:       overStdio(checkUTF8),
 		},
 		{
 			ID: "server-speaks-stdio", Requirement: "STDIO-01", Area: "stdio",
 			Description: "the server, started as a child process, reads JSON-RPC on stdin and answers on stdout",
-			Judge:       checkSpeaksStdio,
+			Judge:       overStdio(checkSpeaksStdio),
 		},
 		{
 			ID: "stderr-utf8", Requirement: "STDIO-05", Area: "stdio",
 			Description: "what the server logs to stderr is UTF-8 (stderr content itself is never an error)",
-			Judge:       checkStderrUTF8,
+			Judge:       overStdio(checkStderrUTF8),
 		},
 		{
 			ID: "exits-on-stdin-eof", Requirement: "STDIO-08", Area: "stdio",
 			Description: "the server exits when its stdin closes (2026-07-28: promptly); before, how it ends is recorded",
-			Judge:       checkShutdown,
+			Judge:       overStdio(checkShutdown),
 		},
 		{
 			ID: "no-stray-processes", Requirement: "STDIO-08", Area: "stdio",
 			Description: "once shut down, a server leaves no process behind (recorded: no sentence forbids it)",
-			Judge:       checkNoStrays,
+			Judge:       overStdio(checkNoStrays),
 		},
 		{
 			ID: "listen-cancel-stops", Requirement: "STDIO-11", Area: "stdio",
 			Description: "after notifications/cancelled for a listen request, nothing more comes for that stream",
 			Needs:       []plan.Probe{plan.ProbeListen},
-			Judge:       checkListenCancel,
+			Judge:       overStdio(checkListenCancel),
 		},
 		{
 			ID: "stdio-no-server-requests", Requirement: "STDIO-10", Area: "stdio",
 			Description: "over stdio a 2026-07-28 server writes responses and notifications only, never requests",
 			Needs:       []plan.Probe{plan.ProbeServerRequests},
-			Judge:       func(j *J) Finding { return scanModernRequests(j) },
+			Judge:       overStdio(func(j *J) Finding { return scanModernRequests(j) }),
 		},
+	}
+}
+
+// overStdio wraps the judge of a rule of the stdio transport: it judges
+// the processes spoken to over stdio, and is a skip when the server was
+// reached over HTTP.
+func overStdio(judge func(j *J) Finding) func(j *J) Finding {
+	return func(j *J) Finding {
+		stdio := slices.DeleteFunc(slices.Clone(j.Processes), (*evidence.Process).SpeaksHTTP)
+		switch {
+		case len(stdio) == len(j.Processes):
+			return judge(j)
+		case len(stdio) == 0:
+			return skipped("the server was reached over HTTP: the rules of the stdio transport do not apply")
+		}
+		k := *j
+		k.Processes = stdio
+		return judge(&k)
 	}
 }
 

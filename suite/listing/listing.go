@@ -22,7 +22,7 @@ type Check struct {
 	Requirement string `json:"requirement"`
 	Level       string `json:"level"`
 	Area        string `json:"area"`
-	Kind        string `json:"kind"` // "vector" or "procedural"
+	Kind        string `json:"kind"` // "vector", "procedural" or "client"
 	Spec        string `json:"spec"`
 	Description string `json:"description"`
 	// Labels are the labels its results carry (level:MUST, area:resources,
@@ -31,6 +31,9 @@ type Check struct {
 	// Needs is what the server must do on its own for the check to judge
 	// anything, where the suite's traffic cannot make it.
 	Needs string `json:"needs,omitempty"`
+	// Scenarios are the scenarios of client mode a client check judges
+	// (none: every one).
+	Scenarios []string `json:"scenarios,omitempty"`
 }
 
 // labels mirrors the labels results carry: the levels the requirement
@@ -147,13 +150,27 @@ func Checks(files []*vectors.File) []Check {
 	var out []Check
 	for _, c := range checks.All() {
 		level, levels, url := newestLevel(c.Requirement)
-		out = append(out, Check{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Trigger})
+		out = append(out, Check{c.ID, c.Requirement, level, c.Area, "procedural", url, c.Description, labels(levels, c.Area, c.Flags, c.Also), c.Trigger, nil})
 	}
 	for _, f := range files {
 		for _, t := range f.Tests {
 			level, levels, url := newestLevel(t.Requirement)
-			out = append(out, Check{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags, outcomeRequirements(t)), ""})
+			out = append(out, Check{t.ID, t.Requirement, level, f.Area, "vector", url, t.Description, labels(levels, f.Area, t.Flags, outcomeRequirements(t)), "", nil})
 		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })
+	return out
+}
+
+// ClientChecks lists the checks of client mode (`mcpconform client`), by
+// requirement: the rules a client keeps on the wire, judged in each
+// scenario at the level of the version the client used.
+func ClientChecks() []Check {
+	var out []Check
+	for _, c := range checks.ClientChecks() {
+		level, levels, url := newestLevel(c.Requirement)
+		out = append(out, Check{ID: c.ID, Requirement: c.Requirement, Level: level, Area: c.Area, Kind: "client", Spec: url,
+			Description: c.Description, Labels: labels(levels, c.Area, c.Flags, nil), Scenarios: c.Scenarios})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Requirement < out[j].Requirement })
 	return out

@@ -4,17 +4,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 )
 
-// WriteJSON writes the requirements (as Requirements lists them) and the
-// checks as one JSON object: {"requirements": [...], "checks": [...]}.
-func WriteJSON(w io.Writer, checks []Check) error {
+// WriteJSON writes the requirements (as Requirements lists them, tested
+// by the checks of either mode), the checks of server mode and those of
+// client mode as one JSON object: {"requirements": [...], "checks":
+// [...], "clientChecks": [...]}.
+func WriteJSON(w io.Writer, checks, clientChecks []Check) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"requirements": Requirements(checks), "checks": checks})
+	return enc.Encode(map[string]any{"requirements": Requirements(append(slices.Clone(checks), clientChecks...)), "checks": checks, "clientChecks": clientChecks})
+}
+
+// WriteClientChecks writes a table of the checks of client mode: id,
+// requirement, level and spec section, and the scenarios a check is
+// limited to, then the levels' legend.
+func WriteClientChecks(w io.Writer, entries []Check) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT CHECK\tREQUIREMENT\tLEVEL\tSPEC")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.ID, e.Requirement, e.Level, e.Spec)
+		if len(e.Scenarios) > 0 {
+			fmt.Fprintf(tw, "  judged in the scenarios %s only\n", strings.Join(e.Scenarios, ", "))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d client checks, judged in every scenario of mcpconform client at the level of the version the client used\n\n", len(entries))
+	fmt.Fprint(w, levelLegend)
 }
 
 // WriteChecks writes a table of the checks: id, requirement, level and
@@ -86,7 +106,7 @@ func WriteRequirements(w io.Writer, entries []Check) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks)\n\n", len(reqs), tested, len(entries), len(reqs)-tested)
+	fmt.Fprintf(w, "\n%d requirements, %d tested by %d checks, %d with a reason they are not (mcpconform list --checks lists the checks, --client those of client mode)\n\n", len(reqs), tested, len(entries), len(reqs)-tested)
 	fmt.Fprint(w, levelLegend)
 }
 
@@ -100,8 +120,9 @@ const levelLegend = `Levels (each version's own; a result is judged at the level
   schema-should       a lower-case "should" in a doc comment of the schema: breaking it is a warn
   derived             not written as a rule, but follows from rules that are: breaking it is a fail
   unspecified         the spec does not say: the behaviour is recorded (info), never judged
-Roles: server (the server's obligation), transport (framing the server keeps as a sender), client (the client's
-  obligation, which mcpconform keeps: recorded at most), definition, unspecified.
+Roles: server (the server's obligation), client (the client's), both (binds whichever party sends or receives),
+  transport (framing every sender keeps), definition, unspecified. A run judges one party: server mode a server,
+  client mode a client; the other party's obligation is kept by mcpconform and recorded at most.
 `
 
 // clip shortens a catalogue cell for the table; --json has it whole.

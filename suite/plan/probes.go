@@ -101,13 +101,13 @@ const (
 
 // Probes returns every probe a check may need, in the order above.
 func Probes() []Probe {
-	return []Probe{
+	return append([]Probe{
 		ProbeEmptyParams, ProbeCursorRepeat, ProbeSubscribe, ProbeSubUndeclared, ProbeBatch,
 		ProbeListen, ProbeListenHeld, ProbeListAfter, ProbeCounterOffer, ProbeServerRequests,
 		ProbeTrace, ProbeComplete, ProbeCompleteUndeclared, ProbeCompleteContext,
 		ProbeSetLevel, ProbeSetLevelUnknown, ProbeLogLevelMeta, ProbePromptMissingArgument,
 		ProbeToolCall,
-	}
+	}, httpProbes()...)
 }
 
 // Tag is the tag of the probe's traffic: "p:" and the probe's name, with

@@ -35,6 +35,20 @@ func TestProbeTagsAreStable(t *testing.T) {
 		{plan.ProbeNudge, nil, "p:nudge"},
 		{plan.ProbeReinit, nil, "p:reinit"},
 		{plan.ProbeRefresh, nil, "p:refresh"},
+		{plan.ProbeHTTPGet, nil, "p:http-get"},
+		{plan.ProbeHTTPNotify, []string{"invalid"}, "p:http-notify.invalid"},
+		{plan.ProbeHTTPNoSession, nil, "p:http-no-session"},
+		{plan.ProbeHTTPDelete, []string{"after"}, "p:http-delete.after"},
+		{plan.ProbeHTTPResume, nil, "p:http-resume"},
+		{plan.ProbeHTTPBadVersion, nil, "p:http-bad-version"},
+		{plan.ProbeHTTPOrigin, nil, "p:http-origin"},
+		{plan.ProbeHTTPHeaderMismatch, []string{"name"}, "p:http-header-mismatch.name"},
+		{plan.ProbeHTTPHeaderCase, nil, "p:http-header-case"},
+		{plan.ProbeHTTPEncodedName, nil, "p:http-encoded-name"},
+		{plan.ProbeHTTPModernGetDelete, []string{"get"}, "p:http-modern-get-delete.get"},
+		{plan.ProbeHTTPAccept, nil, "p:http-accept"},
+		{plan.ProbeHTTPProtectedResource, []string{"root"}, "p:http-protected-resource.root"},
+		{plan.ProbeHTTPLegacySSE, nil, "p:http-legacy-sse"},
 	} {
 		if got := tc.probe.Tag(tc.steps...); got != tc.want {
 			t.Errorf("%s.Tag(%q) = %q, want %q", tc.probe, tc.steps, got, tc.want)
