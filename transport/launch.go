@@ -78,11 +78,7 @@ func (l *Launched) StderrTail() []string { return l.tail.snapshot() }
 func (l *Launched) StdoutTail() []string { return l.out.snapshot() }
 
 // StderrBytes returns how many bytes the server wrote to stderr.
-func (l *Launched) StderrBytes() int64 {
-	l.tail.mu.Lock()
-	defer l.tail.mu.Unlock()
-	return l.tail.bytes
-}
+func (l *Launched) StderrBytes() int64 { return l.tail.count() }
 
 // Done is closed when the server process has exited.
 func (l *Launched) Done() <-chan struct{} { return l.proc.done }
@@ -109,13 +105,7 @@ func (l *Launched) Close(grace time.Duration) ExitInfo {
 			grace, wait = hurryGrace, hurryGrace
 		}
 		l.proc.shutdown(grace)
-		waitAll(wait, l.stdoutEOF, l.stderrEOF)
-		strays := settle(findStrays(l.proc.cmd.Process.Pid, l.proc.pipes), wait)
-		for i := range strays {
-			strays[i].Killed = killStray(strays[i].Pid)
-			ev := strays[i].event()
-			l.rec.Event(transcript.Event{Stray: &ev})
-		}
+		strays := sweepStrays(l.proc, l.rec, wait, l.stdoutEOF, l.stderrEOF)
 		l.mu.Lock()
 		l.strays = strays
 		l.mu.Unlock()

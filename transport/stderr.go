@@ -37,6 +37,13 @@ func (s *stderrTail) add(line string) {
 	}
 }
 
+// count returns how many bytes were written, all lines counted.
+func (s *stderrTail) count() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}
+
 func (s *stderrTail) snapshot() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

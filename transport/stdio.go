@@ -71,11 +71,7 @@ func (s *Stdio) Pid() int { return s.proc.cmd.Process.Pid }
 func (s *Stdio) StderrTail() []string { return s.tail.snapshot() }
 
 // StderrBytes returns how many bytes the server wrote to stderr.
-func (s *Stdio) StderrBytes() int64 {
-	s.tail.mu.Lock()
-	defer s.tail.mu.Unlock()
-	return s.tail.bytes
-}
+func (s *Stdio) StderrBytes() int64 { return s.tail.count() }
 
 // Done is closed when the server process has exited.
 func (s *Stdio) Done() <-chan struct{} { return s.proc.done }
@@ -119,23 +115,31 @@ func (s *Stdio) Close(grace time.Duration) {
 	// No write lock here: a write blocked on a full pipe holds it, and
 	// closing stdin is what unblocks that write.
 	s.proc.shutdown(grace)
-	// The pipes reach EOF once the last process holding them is gone.
-	eof := waitAll(wait, s.eof, s.stderrEOF)
-	strays := settle(findStrays(s.proc.cmd.Process.Pid, s.proc.pipes), wait)
-	for i := range strays {
-		strays[i].Killed = killStray(strays[i].Pid)
-		ev := strays[i].event()
-		s.rec.Event(transcript.Event{Stray: &ev})
-	}
-	if len(strays) > 0 && !eof {
-		waitAll(wait, s.eof, s.stderrEOF)
-	}
+	strays := sweepStrays(s.proc, s.rec, wait, s.eof, s.stderrEOF)
 	s.mu.Lock()
 	s.strays = strays
 	s.mu.Unlock()
 	// Unblocks the readers if something unseen still holds the pipes.
 	s.proc.stdout.Close()
 	s.proc.stderr.Close()
+}
+
+// sweepStrays finds the processes a server that was shut down left behind
+// (in its group or holding its pipes: see Stray), kills and records them,
+// and waits at most wait for its output pipes to reach EOF, which they do
+// once the last process holding them is gone.
+func sweepStrays(p *process, rec *transcript.Transcript, wait time.Duration, outputs ...chan struct{}) []Stray {
+	eof := waitAll(wait, outputs...)
+	strays := settle(findStrays(p.cmd.Process.Pid, p.pipes), wait)
+	for i := range strays {
+		strays[i].Killed = killStray(strays[i].Pid)
+		ev := strays[i].event()
+		rec.Event(transcript.Event{Stray: &ev})
+	}
+	if len(strays) > 0 && !eof {
+		waitAll(wait, outputs...)
+	}
+	return strays
 }
 
 // Strays returns the processes Close found still running after the
