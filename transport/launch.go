@@ -100,17 +100,10 @@ func (l *Launched) Hurry() { l.proc.hurry() }
 // called more than once.
 func (l *Launched) Close(grace time.Duration) ExitInfo {
 	l.closeOnce.Do(func() {
-		wait := postExitWait
-		if l.proc.isHurried() {
-			grace, wait = hurryGrace, hurryGrace
-		}
-		l.proc.shutdown(grace)
-		strays := sweepStrays(l.proc, l.rec, wait, l.stdoutEOF, l.stderrEOF)
+		strays := l.proc.stop(grace, l.rec, l.stdoutEOF, l.stderrEOF)
 		l.mu.Lock()
 		l.strays = strays
 		l.mu.Unlock()
-		l.proc.stdout.Close()
-		l.proc.stderr.Close()
 		l.closedInfo = l.proc.exitInfo()
 		ev := l.closedInfo.Event()
 		l.rec.Event(transcript.Event{Exit: &ev})

@@ -108,27 +108,30 @@ const postExitWait = 500 * time.Millisecond
 // left in its group or holding its pipes: see Stray), kills and records
 // them, and closes the pipes.
 func (s *Stdio) Close(grace time.Duration) {
-	wait := postExitWait
-	if s.proc.isHurried() {
-		grace, wait = hurryGrace, hurryGrace
-	}
 	// No write lock here: a write blocked on a full pipe holds it, and
 	// closing stdin is what unblocks that write.
-	s.proc.shutdown(grace)
-	strays := sweepStrays(s.proc, s.rec, wait, s.eof, s.stderrEOF)
+	strays := s.proc.stop(grace, s.rec, s.eof, s.stderrEOF)
 	s.mu.Lock()
 	s.strays = strays
 	s.mu.Unlock()
-	// Unblocks the readers if something unseen still holds the pipes.
-	s.proc.stdout.Close()
-	s.proc.stderr.Close()
 }
 
-// sweepStrays finds the processes a server that was shut down left behind
-// (in its group or holding its pipes: see Stray), kills and records them,
-// and waits at most wait for its output pipes to reach EOF, which they do
-// once the last process holding them is gone.
-func sweepStrays(p *process, rec *transcript.Transcript, wait time.Duration, outputs ...chan struct{}) []Stray {
+// stop shuts the server down in the spec's order, then finds the
+// processes it left behind (in its group or holding its pipes: see
+// Stray), kills and records them, waiting at most postExitWait each time
+// for its output pipes to reach EOF, which they do once the last process
+// holding them is gone, and closes them.
+func (p *process) stop(grace time.Duration, rec *transcript.Transcript, outputs ...chan struct{}) []Stray {
+	wait := postExitWait
+	if p.isHurried() {
+		grace, wait = hurryGrace, hurryGrace
+	}
+	p.shutdown(grace)
+	defer func() {
+		// Unblocks the readers if something unseen still holds the pipes.
+		p.stdout.Close()
+		p.stderr.Close()
+	}()
 	eof := waitAll(wait, outputs...)
 	strays := settle(findStrays(p.cmd.Process.Pid, p.pipes), wait)
 	for i := range strays {
