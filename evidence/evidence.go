@@ -42,9 +42,17 @@ type Run struct {
 	// Tool is the version of mcpconform that recorded the run.
 	Tool string `json:"tool"`
 	// Transport is how the run reached the server: TransportStdio (a
-	// command whose stdio carried the messages).
+	// command whose stdio carried the messages) or TransportHTTP.
 	Transport string   `json:"transport"`
 	Command   []string `json:"command"`
+	// URL is the endpoint of an HTTP run, as the user named it (a
+	// unix:// URL for a Unix socket), or where the launched server
+	// listened.
+	URL string `json:"url,omitempty"`
+	// Server is the server process an HTTP run launched from Command:
+	// its output and its end. It carries no messages, so it is none of
+	// Processes.
+	Server *Process `json:"server,omitempty"`
 	// SpecVersion is what the user asked to judge: "" (the newest
 	// handshake version the server agrees to), a version, or "all".
 	SpecVersion string        `json:"specVersion,omitempty"`
@@ -132,9 +140,13 @@ const (
 	// RoleOwn is a process of its own for a vector test that needs one
 	// nobody else has talked to.
 	RoleOwn Role = "own"
+	// RoleServer is the server process an HTTP run launched (Run.Server).
+	RoleServer Role = "server"
 )
 
-// Process is one server process the run started.
+// Process is one server process the run started. In an HTTP run it is
+// one HTTP session with the server: what a process is for stdio (a
+// shared session, a probe replaced when it dies), a new session is.
 type Process struct {
 	ID   int  `json:"id"`
 	Pid  int  `json:"pid,omitempty"`
@@ -144,7 +156,8 @@ type Process struct {
 	Version string `json:"version"`
 	// Why says what the process was started for, in words.
 	Why string `json:"why,omitempty"`
-	// Transport is the transport of its connection (TransportStdio).
+	// Transport is the transport of its connection (TransportStdio,
+	// TransportHTTP).
 	Transport string `json:"transport"`
 	// StartError is set when the command could not be started.
 	StartError  string                 `json:"startError,omitempty"`

@@ -200,6 +200,45 @@ func (p *Process) index() *exchanges {
 	return p.x
 }
 
+// httpCarriers maps each message the server sent over HTTP (a Recv entry
+// right after the response header or the server-sent event that carried
+// it) to the client line its exchange carried: the Send entry right after
+// that exchange's request, or -1 for an exchange that carried none (a GET
+// stream). Entries of other transports are not in it.
+func httpCarriers(entries []transcript.Entry) map[int]int {
+	var out map[int]int
+	sent := map[int]int{}
+	for i, e := range entries {
+		if i == 0 {
+			continue
+		}
+		ev := entries[i-1].Event
+		if ev == nil {
+			continue
+		}
+		switch {
+		case e.Dir == transcript.Send && ev.HTTPRequest != nil:
+			sent[ev.HTTPRequest.Exchange] = e.Seq
+		case e.Dir == transcript.Recv && (ev.HTTPResponse != nil || ev.SSEEvent != nil && ev.SSEEvent.Message):
+			n := 0
+			if ev.HTTPResponse != nil {
+				n = ev.HTTPResponse.Exchange
+			} else {
+				n = ev.SSEEvent.Exchange
+			}
+			if out == nil {
+				out = map[int]int{}
+			}
+			line, ok := sent[n]
+			if !ok {
+				line = -1
+			}
+			out[e.Seq] = line
+		}
+	}
+	return out
+}
+
 // readableID returns the id member of a client line when the line is an
 // object that has one (whatever else is wrong with it), else nil.
 func readableID(e transcript.Entry) json.RawMessage {
@@ -243,6 +282,10 @@ func buildIndex(p *Process) *exchanges {
 		}
 	}
 	flooded := false
+	// Over HTTP a reply belongs to the exchange that carried it: the
+	// client line it answers is that exchange's body, whatever came
+	// between (see transcript/http.go).
+	carried := httpCarriers(entries)
 	for _, e := range entries {
 		switch e.Dir {
 		case transcript.Send:
@@ -305,7 +348,16 @@ func buildIndex(p *Process) *exchanges {
 				for _, from := range begins {
 					floor = max(floor, from)
 				}
-				pick := answeredLine(m, e.Seq, floor, entries, openOrder, open, provokedSent)
+				pick := -2
+				if line, ok := carried[e.Seq]; ok {
+					// The exchange's own line, whatever became of it: a
+					// reply without a usable id to a request (an id the
+					// server could not read) answers it all the same.
+					pick = line
+				}
+				if pick == -2 {
+					pick = answeredLine(m, e.Seq, floor, entries, openOrder, open, provokedSent)
+				}
 				if pick >= 0 {
 					r.To = pick
 					open[pick] = false

@@ -5,7 +5,7 @@
 //
 // The connection comes from a transport.Dial: Start spawns a stdio server
 // (transport.Command), New takes any dial (a Unix socket, an in-memory
-// pipe, later Streamable HTTP). The client's concerns have a file each:
+// pipe, a Streamable HTTP session: transport.HTTP). The client's concerns have a file each:
 // the connection's life (client.go), encoding and recording what is
 // written (write.go), reading, recording and routing what arrives
 // (read.go), requests and their deadlines (requests.go, stalls.go), and
@@ -100,7 +100,7 @@ func New(ctx context.Context, dial transport.Dial, opts Options) (*Client, error
 		opts.Stalls = NewStalls()
 	}
 	trans := transcript.New(time.Now(), opts.Limits)
-	conn, err := dial(ctx, transport.DialOptions{Transcript: trans, MaxFrame: opts.MaxMessageSize})
+	conn, err := dial(ctx, transport.DialOptions{Transcript: trans, MaxFrame: opts.MaxMessageSize, Timeout: opts.Timeout})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/internal/httpfake"
 	"github.com/mcpconform/mcpconform/internal/stdiotest"
 )
 
@@ -16,6 +17,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(mockEnv) != "" {
 		os.Exit(serveMock())
+	}
+	if os.Getenv(httpfake.AddrEnv) != "" {
+		os.Exit(httpfake.Serve())
 	}
 	os.Exit(m.Run())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -70,14 +71,49 @@ func (c *Client) readLoop() {
 			}
 			return
 		}
+		if f.Line == nil {
+			// What the transport says of requests it can no longer
+			// answer comes after every frame that could have: those
+			// frames are acted on first.
+			if len(batch) > 0 {
+				act()
+			}
+			if f.Unanswered != nil {
+				c.unanswered(f.Unanswered)
+			}
+			continue
+		}
 		// Recorded before dispatching, so that a waiter that wakes up
 		// finds it in the transcript.
-		msgs, seq := c.received(f.Line)
+		msgs, seq := c.received(f.Line, f.Events)
 		batch = append(batch, arrived{f.Line, msgs, seq})
 		if len(batch) < 64 && f.More {
 			continue
 		}
 		act()
+	}
+}
+
+// unanswered ends the wait of the requests an HTTP exchange carried and
+// ended without answering: no answer can come any more, so no deadline
+// need pass.
+func (c *Client) unanswered(u *transport.Unanswered) {
+	var ended []*call
+	c.mu.Lock()
+	for _, id := range u.IDs {
+		cl, ok := c.pending[wire.IDKey(id)]
+		if !ok {
+			continue
+		}
+		delete(c.pending, wire.IDKey(cl.x.ID))
+		delete(c.loose, wire.LooseIDKey(cl.x.ID))
+		cl.x.Err = fmt.Errorf("%w: %s", ErrExchangeEnded, u.Why)
+		ended = append(ended, cl)
+	}
+	c.mu.Unlock()
+	for _, cl := range ended {
+		c.noResponse(cl.x, transcript.ReasonExchangeEnded, 0, u.Why)
+		close(cl.done)
 	}
 }
 

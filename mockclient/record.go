@@ -15,10 +15,11 @@ func sentEntry(tag string, line []byte) transcript.Entry {
 	return e
 }
 
-// received records a frame the server sent and returns its messages and
-// sequence number (-1 past a flood). The transcript may keep slim copies
-// of the messages; the caller gets them whole.
-func (c *Client) received(l *wire.Line) ([]*wire.Message, int) {
+// received records a frame the server sent, right after the transport's
+// events that carried it, and returns its messages and sequence number
+// (-1 past a flood). The transcript may keep slim copies of the messages;
+// the caller gets them whole.
+func (c *Client) received(l *wire.Line, before []transcript.Event) ([]*wire.Message, int) {
 	e := transcript.Entry{Dir: transcript.Recv, Data: l.Raw, Len: l.Len, Issues: l.Issues}
 	var msgs []*wire.Message
 	switch {
@@ -35,5 +36,5 @@ func (c *Client) received(l *wire.Line) ([]*wire.Message, int) {
 		msgs, e.Batch = c.trans.SlimLine(l.Squeezed)
 	}
 	e.Msgs = slices.Clone(msgs)
-	return msgs, c.trans.Add(e)
+	return msgs, c.trans.AddAfter(before, e)
 }

@@ -35,6 +35,9 @@ var (
 	// ErrUnreadable is a request whose answer came nested deeper than the
 	// harness decodes.
 	ErrUnreadable = errors.New("the answer cannot be read")
+	// ErrExchangeEnded is a request whose HTTP exchange ended without
+	// its answer, with nothing left open that could carry it.
+	ErrExchangeEnded = errors.New("the HTTP exchange ended without a response")
 )
 
 // Exchange is one request the client sent and what came back.

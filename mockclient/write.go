@@ -3,6 +3,9 @@ package mockclient
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Write records line in the transcript with a tag and writes it as one
@@ -32,7 +35,11 @@ func (c *Client) NotifyTagged(tag, method string, params any) error {
 func (c *Client) write(tag string, line []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	seq := c.trans.Add(sentEntry(tag, line))
+	var before []transcript.Event
+	if a, ok := c.conn.(transport.Announcer); ok {
+		before = a.Announce(line)
+	}
+	seq := c.trans.AddAfter(before, sentEntry(tag, line))
 	return seq, c.conn.Write(line, c.opts.Timeout)
 }
 

@@ -93,6 +93,9 @@ func mdTarget(w io.Writer, r *Report) {
 	if len(r.Target.Command) > 0 {
 		fmt.Fprintf(w, "- Command: %s\n", mdCode(truncateBytes(strings.Join(r.Target.Command, " "), docTranscriptBytes)))
 	}
+	if r.Target.URL != "" {
+		fmt.Fprintf(w, "- URL: %s\n", mdCode(truncateBytes(r.Target.URL, docTranscriptBytes)))
+	}
 	if si := serverInfoText(r.Target.ServerInfo); si != "" {
 		fmt.Fprintf(w, "- Server: %s\n", mdText(truncateBytes(si, docTranscriptBytes)))
 	}

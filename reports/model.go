@@ -86,7 +86,12 @@ type Tool struct {
 
 // Target describes the server under test as it presented itself.
 type Target struct {
-	Command         []string        `json:"command"`
+	Command []string `json:"command"`
+	// Transport is how the server was reached: "stdio", or "http" for a
+	// server at URL (the endpoint; for a server launched from Command, where
+	// it listened).
+	Transport       string          `json:"transport,omitempty"`
+	URL             string          `json:"url,omitempty"`
 	ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
 	ProtocolVersion string          `json:"protocolVersion,omitempty"`
 	Capabilities    json.RawMessage `json:"capabilities,omitempty"`

@@ -27,6 +27,24 @@ type Config struct {
 	Env        []string
 	InheritEnv bool
 
+	// URL, when set, is the endpoint of a server already running, reached
+	// over Streamable HTTP: an http or https URL, or unix:///path/to.sock
+	// for HTTP over a Unix socket. Command is then empty.
+	URL string
+	// Transport is "stdio" (the default: Command speaks stdio) or "http":
+	// Command is then an HTTP server, started on a free port (from
+	// PortFrom, when set) that replaces {port} in its arguments and in Env
+	// values, and reached at Host (127.0.0.1, then [::1], when empty) with
+	// its endpoint at HTTPPath (/mcp when empty; also the endpoint on a
+	// Unix socket).
+	Transport string
+	PortFrom  int
+	HTTPPath  string
+	Host      string
+	// Header are fields ("Name: value") added to every HTTP request: a
+	// token for a protected server.
+	Header []string
+
 	// SpecVersion is the protocol version to judge under: "" (the newest
 	// the server agrees to), a version, or "all".
 	SpecVersion string
@@ -120,6 +138,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.JudgeTimeout == 0 {
 		cfg.JudgeTimeout = 60 * time.Second
+	}
+	if err := checkTarget(cfg); err != nil {
+		return nil, err
 	}
 	r := &Runner{cfg: cfg, catalogue: listing.Checks(files)}
 	var err error

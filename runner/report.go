@@ -15,6 +15,9 @@ import (
 // said of itself, and how it was driven.
 func target(run *evidence.Run) reports.Target {
 	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes), ToolCalls: checks.ToolCallsOf(run)}
+	if run.Transport == evidence.TransportHTTP {
+		t.Transport, t.URL = run.Transport, run.URL
+	}
 	if len(t.ToolCalls) > 0 {
 		t.CallTools = plan.RecordedToolPolicy(run.CallTools).String()
 	}
@@ -28,6 +31,9 @@ func target(run *evidence.Run) reports.Target {
 				t.StderrTail = p.StderrTail
 			}
 		}
+	}
+	if run.Server != nil {
+		t.StderrTail = run.Server.StderrTail
 	}
 	if t.StderrTail == nil && len(run.Processes) > 0 {
 		t.StderrTail = run.Processes[0].StderrTail

@@ -52,6 +52,7 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 	defer cancel()
 	cfg := r.cfg
 	want := wanted(r.onlySel, r.skipSel, r.catalogue)
+	var err error
 	ecfg := executor.Config{
 		Command:        cfg.Command,
 		Dir:            cfg.Dir,
@@ -74,8 +75,15 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 		executed.Store(int64(done))
 		planned.Store(int64(total))
 	}
+	if ecfg.HTTP, err = httpTarget(cfg); err != nil {
+		return nil, err
+	}
 	name := cfg.Name
-	if name == "" {
+	switch {
+	case name != "":
+	case cfg.URL != "":
+		name = cfg.URL
+	default:
 		name = strings.Join(cfg.Command, " ")
 	}
 	stopIndicator := runningIndicator(cfg.Terminal, name, &executed, &planned)

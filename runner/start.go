@@ -19,6 +19,10 @@ import (
 // what the first process did, the end of its stderr, and what to try.
 func diagnoseStart(run *evidence.Run, cfg Config) *reports.StartFailure {
 	f := &reports.StartFailure{Stage: run.Fatal.Stage, What: run.Fatal.Message, Spoke: spoke(run)}
+	if run.Transport == evidence.TransportHTTP {
+		diagnoseHTTP(run, f)
+		return f
+	}
 	var p *evidence.Process
 	for _, q := range run.Processes {
 		if p == nil || q.StartError != "" || q.Exit() != nil && p.Exit() == nil {

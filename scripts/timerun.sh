@@ -10,6 +10,12 @@
 # most 3); and the same runs with --spec-version all. It times, too, how long
 # the reference server (`mcpconform mock`) and the go-sdk server take from
 # spawn to their answer to initialize.
+# Over Streamable HTTP, against server-everything (streamableHttp): the run at
+# its URL, the server started once beforehand as the official suite runs,
+# beside the official @modelcontextprotocol/conformance suite when
+# MCPCONFORM_OFFICIAL_SUITE names its command (e.g.
+# "node /path/to/node_modules/.bin/conformance"; nothing is installed here),
+# and the launched form (--transport http), the server's own start included.
 # For each run it also reports how many server processes it started (the JSON
 # report's target.processes), the CPU time of the whole process tree, and the
 # peak RSS of the mcpconform process (with /usr/bin/time -v: Debian package
@@ -155,6 +161,34 @@ first_answer() {
     "$(median "${walls[@]}" | awk '{printf "%.1f", $1 / 10}')" "${#walls[@]}"
 }
 
+# time_http times server-everything over Streamable HTTP: at its URL, the
+# official suite beside it when MCPCONFORM_OFFICIAL_SUITE is set, and the
+# launched form.
+time_http() {
+  local port=$((20000 + RANDOM % 20000)) pid i walls=() t0 t1
+  PORT=$port node "$everything" streamableHttp >/dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.05
+  done
+  time_run "server-everything over HTTP, at its URL" "http://127.0.0.1:$port/mcp"
+  if [ -n "${MCPCONFORM_OFFICIAL_SUITE:-}" ]; then
+    for i in $(seq "$runs"); do
+      t0=$(now_ms)
+      $MCPCONFORM_OFFICIAL_SUITE server --url "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true
+      t1=$(now_ms)
+      walls+=($((t1 - t0)))
+    done
+    printf '%-40s wall %6s ms (median of %d)\n' "  the official suite, same server" "$(median "${walls[@]}")" "$runs"
+  else
+    echo "  the official suite: not timed (set MCPCONFORM_OFFICIAL_SUITE to its command)"
+  fi
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  time_run "server-everything over HTTP, launched" --transport http --env 'PORT={port}' -- node "$everything" streamableHttp
+}
+
 # time_pair NAME [FLAGS...] [-- SERVER ARGV...]: time_run, then one bare
 # session of the same server (the reference server when none is given),
 # and the ratio of the two walls.
@@ -198,6 +232,7 @@ if section runs; then
     time_pair "server-everything" -- node "$everything" stdio
     time_pair "server-everything, --call-tools readonly" --call-tools readonly -- node "$everything" stdio
     time_run "server-everything, all versions" --spec-version all -- node "$everything" stdio
+    time_http
   else
     echo "server-everything: skipped (needs node and internal/testservers/setup.sh)"
   fi

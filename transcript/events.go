@@ -95,6 +95,11 @@ const (
 	// ReasonUnreadable: a line naming the request's id at its top level
 	// came, nested deeper than the harness decodes; this judges nothing.
 	ReasonUnreadable Reason = "unreadable"
+	// ReasonExchangeEnded: the HTTP exchange that carried the request
+	// ended without its response (an error status with no message for
+	// it, a 202, a stream that ended first) and nothing left open can
+	// carry it; Detail says how it ended.
+	ReasonExchangeEnded Reason = "exchange-ended"
 )
 
 // NoResponse is a request that got no response.
@@ -134,6 +139,8 @@ func (n NoResponse) String() string {
 		s += "the request could not be written"
 	case ReasonUnreadable:
 		s += "its answer nests deeper than the harness decodes"
+	case ReasonExchangeEnded:
+		s += "the HTTP exchange that carried it ended without it"
 	}
 	if n.Detail != "" {
 		s += " (" + n.Detail + ")"
@@ -163,6 +170,10 @@ const (
 	// Closed: the harness closed a connection whose peer had not closed it
 	// within the grace (a connection with no process behind it).
 	Closed Stage = "closed"
+	// SessionEnded: the harness ended an HTTP session (a DELETE where the
+	// server issued a session id) and closed its streams; the server
+	// itself lives on.
+	SessionEnded Stage = "session-ended"
 )
 
 // Exit is how a process ended.
@@ -185,6 +196,9 @@ type Exit struct {
 func (e Exit) String() string {
 	if e.Hangup && e.Stage == Closed {
 		return "kept the connection open; the harness closed it"
+	}
+	if e.Stage == SessionEnded {
+		return "lives on; the harness ended the session"
 	}
 	if e.Hangup {
 		return "closed the connection"

@@ -13,6 +13,37 @@ import (
 // request line and header, the status and the response header, body bytes
 // that carry no message, and each server-sent event's fields. An
 // exchange number ties together the events and entries of one request.
+//
+// How an exchange is recorded (the transport keeps these rules; the
+// events of different exchanges may interleave, those of one exchange
+// are in order):
+//
+//   - A POST is an HTTPRequest followed at once by the Send entry of the
+//     frame it carries, with nothing between. A GET or a DELETE is an
+//     HTTPRequest alone.
+//   - A JSON body that holds a JSON object or array is a Recv entry that
+//     follows its HTTPResponse at once. An event stream is its
+//     HTTPResponse, then one SSEEvent per event in order; an event whose
+//     data a WHATWG parser dispatches is a message, its SSEEvent
+//     (Message set) followed at once by the Recv entry of its data. An
+//     event cut off by the end of the stream delivers nothing and is
+//     recorded with Unterminated and its data; an event of comments alone
+//     is not recorded. Any other body is an HTTPBody with its bytes.
+//   - Every exchange ends with one HTTPBody of the response with End set:
+//     Len counts the body's bytes (its Data are kept only for a body that
+//     carried no message); Err says when it did not end cleanly, the
+//     harness included ("closed by the harness ..."). An exchange that got
+//     no response at all has that HTTPBody with Err "no response: ..."
+//     and no HTTPResponse.
+//   - A redirect followed (307 or 308 to the same host) is its 3xx
+//     HTTPResponse, the HTTPBody of its body, and a further HTTPRequest of
+//     the same exchange for the new URL, with no Send entry after it: the
+//     same body goes again. A redirect not followed is a plain response,
+//     with a note saying why.
+//   - A frame the client wrote that went out in no request (in
+//     2026-07-28 a cancellation, which closes the request's stream
+//     instead, or a response, which a client does not send) follows a
+//     note that begins "not posted:".
 
 // HeaderField is one field of an HTTP header.
 type HeaderField struct {

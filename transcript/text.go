@@ -21,6 +21,7 @@ import (
 //	<!crlf {"jsonrpc":...}                                ... with framing issues the bytes cannot show
 //	<~ "\xff\xfe"                                         ... bytes given as a Go string literal
 //	2 a line of stderr
+//	1 a line of stdout that carries no messages (a server spoken to over HTTP)
 //	# {"exit":{"stage":"before-shutdown","code":1}}       a harness event (JSON)
 //	# a plain note
 //
@@ -64,10 +65,12 @@ func parseTextLine(line string) (Entry, error) {
 		e.Dir = Recv
 	case '2':
 		e.Dir = Stderr
+	case '1':
+		e.Dir = Stdout
 	case '#':
 		e.Dir = Note
 	default:
-		return e, fmt.Errorf("an entry starts with >, <, 2 or #, not %q", head[:1])
+		return e, fmt.Errorf("an entry starts with >, <, 1, 2 or #, not %q", head[:1])
 	}
 	quoted := false
 	var issues []wire.FrameIssue
@@ -133,7 +136,19 @@ func splitHead(h string) []string {
 // classifyRecv runs the strict line reader over the data with the
 // terminator the issues call for, so a parsed entry carries exactly the
 // issues a live one would.
+//
+// Data holding a newline cannot be a stdio line: it is a frame of a
+// transport that delimits messages itself (an HTTP body, the data of a
+// server-sent event), classified whole.
 func classifyRecv(e Entry, data []byte, given []wire.FrameIssue) Entry {
+	if bytes.IndexByte(data, '\n') >= 0 && len(given) == 0 {
+		l := wire.FrameOf(data, len(data), len(data))
+		e.Data, e.Len, e.Issues = data, l.Len, l.Issues
+		if l.Value != nil {
+			e.Msgs, e.Batch = wire.DecodeValidLine(l.Value), l.Value[0] == '['
+		}
+		return e
+	}
 	term := []byte("\n")
 	max := len(data) + 2
 	for _, i := range given {
@@ -170,6 +185,8 @@ func FormatText(entries []Entry) string {
 			b.WriteString("<")
 		case Stderr:
 			b.WriteString("2")
+		case Stdout:
+			b.WriteString("1")
 		case Note:
 			b.WriteString("#")
 		}

@@ -28,7 +28,10 @@ const (
 	Send   Dir = "send"   // client to server (stdin)
 	Recv   Dir = "recv"   // server stdout
 	Stderr Dir = "stderr" // server stderr
-	Note   Dir = "note"   // an event of the harness
+	// Stdout is what a server wrote on its stdout where stdout carries no
+	// messages: a server the harness launched and speaks to over HTTP.
+	Stdout Dir = "stdout"
+	Note   Dir = "note" // an event of the harness
 )
 
 // Entry is one record of a transcript.
@@ -219,8 +222,31 @@ func (t *Transcript) OnFlood(f func(Flood)) {
 
 // Add records an entry and returns its sequence number (-1 when a flood
 // dropped it). It takes ownership of e.Data and e.Msgs.
-func (t *Transcript) Add(e Entry) int {
+func (t *Transcript) Add(e Entry) int { return t.AddAfter(nil, e) }
+
+// AddAfter records the events, then the entry, with nothing between them
+// whatever else is recorded at the same time: a transport's events that
+// say what carried a frame (an HTTP request's line and header, the
+// server-sent event whose data the frame is) stand right before it. It
+// returns the entry's sequence number, as Add does.
+func (t *Transcript) AddAfter(before []Event, e Entry) int {
 	t.mu.Lock()
+	for i := range before {
+		t.addLocked(Entry{Dir: Note, Event: &before[i]})
+	}
+	seq, flooded := t.addLocked(e)
+	cb := t.onFlood
+	t.mu.Unlock()
+	if flooded != nil && cb != nil {
+		cb(*flooded)
+	}
+	return seq
+}
+
+// addLocked records an entry with t.mu held. When the entry is the first
+// past the flood limits, it returns the flood, for the caller to report
+// once t.mu is released.
+func (t *Transcript) addLocked(e Entry) (int, *Flood) {
 	e.At = time.Since(t.start)
 	if e.Len == 0 {
 		e.Len = len(e.Data)
@@ -229,6 +255,7 @@ func (t *Transcript) Add(e Entry) int {
 	if e.Dir == Recv {
 		t.reserveLocked(0) // the line has arrived: it is kept, or clipped, below
 	}
+	var flooded *Flood
 	pooled := t.limits.Pool.over()
 	if t.flood == nil && e.Dir != Note &&
 		(len(t.entries) >= t.limits.MaxEntries || t.kept > t.limits.MaxBytes || pooled != "") {
@@ -240,13 +267,9 @@ func (t *Transcript) Add(e Entry) int {
 			reason = pooled
 		}
 		t.flood = &Flood{Reason: reason}
-		f, cb := *t.flood, t.onFlood
+		f := *t.flood
+		flooded = &f
 		t.appendLocked(Entry{At: e.At, Dir: Note, Event: &Event{Budget: &Budget{What: "transcript", Limit: reason}}})
-		t.mu.Unlock()
-		if cb != nil {
-			cb(f)
-		}
-		t.mu.Lock()
 	}
 	if t.flood != nil && e.Dir != Note {
 		t.flood.Dropped++
@@ -256,8 +279,7 @@ func (t *Transcript) Add(e Entry) int {
 		if len(t.tail) > t.limits.Tail {
 			t.tail = append(t.tail[:0:0], t.tail[len(t.tail)-t.limits.Tail:]...)
 		}
-		t.mu.Unlock()
-		return -1
+		return -1, flooded
 	}
 	if t.kept+int64(len(e.Data)) > t.limits.KeepWhole || t.limits.Pool.full(int64(len(e.Data))) {
 		t.clipLocked(&e, false)
@@ -268,9 +290,7 @@ func (t *Transcript) Add(e Entry) int {
 		p.whole.Add(int64(len(e.Data)))
 		p.held.Add(entryCost(&e, t.limits.ClipTo))
 	}
-	seq := t.appendLocked(e)
-	t.mu.Unlock()
-	return seq
+	return t.appendLocked(e), flooded
 }
 
 func (t *Transcript) appendLocked(e Entry) int {

@@ -37,6 +37,13 @@ func (s *stderrTail) add(line string) {
 	}
 }
 
+// count returns how many bytes were written, all lines counted.
+func (s *stderrTail) count() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}
+
 func (s *stderrTail) snapshot() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -46,6 +53,14 @@ func (s *stderrTail) snapshot() []string {
 // drainStderr reads stderr until EOF so a chatty server never blocks on a
 // full pipe. Only the first lines go to the transcript; all are counted.
 func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int) {
+	drainLines(f, tail, t, budget, transcript.Stderr, nil)
+}
+
+// drainLines reads a server's output that carries no messages (stderr; the
+// stdout of a server spoken to over HTTP) until EOF, recording its first
+// lines as entries of dir and keeping the last ones in tail. each, when
+// set, is called after every line.
+func drainLines(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget int, dir transcript.Dir, each func()) {
 	r := bufio.NewReaderSize(f, 64*1024)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -62,7 +77,10 @@ func drainStderr(f io.Reader, tail *stderrTail, t *transcript.Transcript, budget
 			tail.add(s)
 			if budget > 0 {
 				budget--
-				t.Add(transcript.Entry{Dir: transcript.Stderr, Data: []byte(s), Len: full})
+				t.Add(transcript.Entry{Dir: dir, Data: []byte(s), Len: full})
+			}
+			if each != nil {
+				each()
 			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {

@@ -71,11 +71,7 @@ func (s *Stdio) Pid() int { return s.proc.cmd.Process.Pid }
 func (s *Stdio) StderrTail() []string { return s.tail.snapshot() }
 
 // StderrBytes returns how many bytes the server wrote to stderr.
-func (s *Stdio) StderrBytes() int64 {
-	s.tail.mu.Lock()
-	defer s.tail.mu.Unlock()
-	return s.tail.bytes
-}
+func (s *Stdio) StderrBytes() int64 { return s.tail.count() }
 
 // Done is closed when the server process has exited.
 func (s *Stdio) Done() <-chan struct{} { return s.proc.done }
@@ -112,30 +108,41 @@ const postExitWait = 500 * time.Millisecond
 // left in its group or holding its pipes: see Stray), kills and records
 // them, and closes the pipes.
 func (s *Stdio) Close(grace time.Duration) {
-	wait := postExitWait
-	if s.proc.isHurried() {
-		grace, wait = hurryGrace, hurryGrace
-	}
 	// No write lock here: a write blocked on a full pipe holds it, and
 	// closing stdin is what unblocks that write.
-	s.proc.shutdown(grace)
-	// The pipes reach EOF once the last process holding them is gone.
-	eof := waitAll(wait, s.eof, s.stderrEOF)
-	strays := settle(findStrays(s.proc.cmd.Process.Pid, s.proc.pipes), wait)
-	for i := range strays {
-		strays[i].Killed = killStray(strays[i].Pid)
-		ev := strays[i].event()
-		s.rec.Event(transcript.Event{Stray: &ev})
-	}
-	if len(strays) > 0 && !eof {
-		waitAll(wait, s.eof, s.stderrEOF)
-	}
+	strays := s.proc.stop(grace, s.rec, s.eof, s.stderrEOF)
 	s.mu.Lock()
 	s.strays = strays
 	s.mu.Unlock()
-	// Unblocks the readers if something unseen still holds the pipes.
-	s.proc.stdout.Close()
-	s.proc.stderr.Close()
+}
+
+// stop shuts the server down in the spec's order, then finds the
+// processes it left behind (in its group or holding its pipes: see
+// Stray), kills and records them, waiting at most postExitWait each time
+// for its output pipes to reach EOF, which they do once the last process
+// holding them is gone, and closes them.
+func (p *process) stop(grace time.Duration, rec *transcript.Transcript, outputs ...chan struct{}) []Stray {
+	wait := postExitWait
+	if p.isHurried() {
+		grace, wait = hurryGrace, hurryGrace
+	}
+	p.shutdown(grace)
+	defer func() {
+		// Unblocks the readers if something unseen still holds the pipes.
+		p.stdout.Close()
+		p.stderr.Close()
+	}()
+	eof := waitAll(wait, outputs...)
+	strays := settle(findStrays(p.cmd.Process.Pid, p.pipes), wait)
+	for i := range strays {
+		strays[i].Killed = killStray(strays[i].Pid)
+		ev := strays[i].event()
+		rec.Event(transcript.Event{Stray: &ev})
+	}
+	if len(strays) > 0 && !eof {
+		waitAll(wait, outputs...)
+	}
+	return strays
 }
 
 // Strays returns the processes Close found still running after the

@@ -6,16 +6,19 @@
 // Conn, so the side that drives a connection never needs to know how it
 // was made.
 //
-// Two dials exist: Command starts a server process and speaks stdio over
+// Three dials exist: Command starts a server process and speaks stdio over
 // its pipes, within its own process group, shut down in the order the
 // spec gives for stdio; Stream frames messages as lines over any byte
-// stream (a Unix socket, TCP, an in-memory pipe). A transport that frames
-// differently (Streamable HTTP) implements Conn with its own framing and
-// records its exchanges as the transcript's HTTP events.
+// stream (a Unix socket, TCP, an in-memory pipe); HTTP opens a Streamable
+// HTTP session with an endpoint (over TCP, TLS or a Unix socket), frames
+// each message as a POST and records its exchanges as the transcript's
+// HTTP events. Command.Launch starts a server that speaks HTTP, whose
+// stdio carries no messages.
 package transport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -70,6 +73,36 @@ type Frame struct {
 	// More is set when another whole frame had already arrived when this
 	// one was read: the next Read returns it without waiting.
 	More bool
+	// Events are what the transport observed that carried the frame (an
+	// HTTP response's status and header before a JSON body, the
+	// server-sent event whose data the frame is): the side that records
+	// the frame records them right before it, with nothing between
+	// (transcript.AddAfter).
+	Events []transcript.Event
+	// Unanswered, in a frame with no Line, names requests the connection
+	// can no longer carry an answer to: the exchange that carried them
+	// ended without it. It comes after every frame that exchange carried.
+	Unanswered *Unanswered
+}
+
+// Unanswered names requests an HTTP exchange carried and ended without
+// answering.
+type Unanswered struct {
+	// IDs are the ids of the requests of the exchange (some may have been
+	// answered on it: only those still waiting are unanswered).
+	IDs []json.RawMessage
+	// Why says in words how the exchange ended.
+	Why string
+}
+
+// Announcer is a Conn whose frames go out with events of their own: an
+// HTTP request's line and header. The side that writes a frame asks for
+// them first, under the same lock as the Write of that frame that
+// follows, and records them right before the frame (transcript.AddAfter).
+type Announcer interface {
+	// Announce returns the events that carry frame, the next frame
+	// written.
+	Announce(frame []byte) []transcript.Event
 }
 
 // DialOptions are what a Dial gets from the side that drives the
@@ -82,6 +115,10 @@ type DialOptions struct {
 	// MaxFrame bounds one frame in bytes: a longer one is returned as
 	// oversize, with only its start.
 	MaxFrame int
+	// Timeout is the deadline of one request: a transport that keeps
+	// streams open after they have carried what they were for (an HTTP
+	// response stream the server does not end) closes them past it.
+	Timeout time.Duration
 }
 
 // Dial opens a connection.

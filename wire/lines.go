@@ -313,6 +313,18 @@ func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, las
 	return l
 }
 
+// FrameOf classifies data as one whole frame of a transport that delimits
+// messages itself (an HTTP body, the data of a server-sent event): the
+// issues a line of the same bytes would have, and none of a line's
+// framing, since newlines inside it are its own. total is the frame's
+// full length; when it is more than len(data) or than max, data is only
+// the frame's start and the frame is oversize (only its first 4 KiB are
+// kept).
+func FrameOf(data []byte, total, max int) *Line {
+	lr := &LineReader{max: max, keep: min(4096, max)}
+	return lr.classify(data, total, total > len(data) || total > max, false, [2]byte{})
+}
+
 // valueIssues adds the issues of a line's bytes as a JSON value to issues
 // and returns the value when it is an object or an array. invalid says
 // the line is not JSON whatever buf holds (a squeezed line whose removed

@@ -56,10 +56,12 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "mcpconform", version)
 		return exitConformant
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	command := fs.Args()
 	err := o.validate()
 	if err == nil {
-		err = validateCommand(command)
+		command, err = o.validateCommand(command, set)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
@@ -69,7 +71,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpconform baseline: give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server")
 		return exitUsage
 	}
-	if len(command) == 0 {
+	if len(command) == 0 && o.run.URL == "" {
 		fmt.Fprintf(stderr, "mcpconform baseline: give the server command; write e.g. mcpconform baseline --write %s -- ./my-server\n", *out)
 		return exitUsage
 	}

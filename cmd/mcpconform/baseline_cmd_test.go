@@ -203,10 +203,13 @@ type jsonReport struct {
 		Pass, Fail, Warn, XFail int
 		Verdict                 string
 	}
-	Stale   []string
+	Stale  []string
+	Target struct {
+		Transport, URL string
+	}
 	Results []struct {
-		ID, Requirement, Level, Verdict, Area string
-		Labels                                []string
+		ID, Requirement, Level, Verdict, Area, Message string
+		Labels                                         []string
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
+	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -57,6 +58,18 @@ func (e *envFlag) Set(v string) error {
 		return fmt.Errorf("want KEY=VALUE, got %q", v)
 	}
 	*e = append(*e, v)
+	return nil
+}
+
+// headerFlag collects repeatable "Name: value" header fields.
+type headerFlag []string
+
+func (h *headerFlag) String() string { return strings.Join(*h, "; ") }
+func (h *headerFlag) Set(v string) error {
+	if _, err := transport.ParseHeaderField(v); err != nil {
+		return fmt.Errorf("%v; write e.g. --header 'Authorization: Bearer TOKEN'", err)
+	}
+	*h = append(*h, v)
 	return nil
 }
 
@@ -175,6 +188,11 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.Var((*envFlag)(&o.run.Env), "env", "add `KEY=VALUE` to the server's environment (repeatable)")
 	fs.BoolVar(&o.run.InheritEnv, "inherit-env", false, "pass mcpconform's whole environment to the server (default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, TMPDIR only)")
 	fs.StringVar(&o.run.Dir, "cwd", "", "working directory `DIR` of the server")
+	fs.StringVar(&o.run.Transport, "transport", "stdio", "how the server COMMAND starts is reached: `stdio` or http (an HTTP server started on a free port that replaces {port} in its arguments and --env values)")
+	fs.IntVar(&o.run.PortFrom, "port-from", 0, "with --transport http, the first `port` tried for the server (default: any free port)")
+	fs.StringVar(&o.run.HTTPPath, "http-path", "/mcp", "with --transport http or a unix:// URL, the `path` of the MCP endpoint")
+	fs.StringVar(&o.run.Host, "host", "", "with --transport http, the `host` the server is reached at (default: 127.0.0.1, then [::1])")
+	fs.Var((*headerFlag)(&o.run.Header), "header", "add the HTTP header field `'Name: value'` to every request to an HTTP server (a token for a protected server; repeatable)")
 	fs.StringVar(&o.vectors, "vectors", "", "load vectors from this file or directory `PATH` instead of the built-in ones")
 	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report to `FILE` (- for stdout)")
 	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE` (- for stdout)")
@@ -297,12 +315,61 @@ func dirOf(p string) string {
 	return "."
 }
 
-// validateCommand refuses an empty server command (mcpconform -- "").
-func validateCommand(command []string) error {
+// validateCommand refuses an empty server command (mcpconform -- ""),
+// takes a URL target out of the command line into o.run.URL, and checks
+// that the flags fit the target: an HTTP server started on a port must be
+// told the port, and a URL names a server nobody starts.
+func (o *options) validateCommand(command []string, set map[string]bool) ([]string, error) {
 	if len(command) > 0 && strings.TrimSpace(command[0]) == "" {
-		return errors.New("the server command is empty; write e.g. mcpconform -- ./my-server --its-flags")
+		return nil, errors.New("the server command is empty; write e.g. mcpconform -- ./my-server --its-flags")
 	}
-	return nil
+	if len(command) > 0 && runner.IsURL(command[0]) {
+		if len(command) > 1 {
+			return nil, fmt.Errorf("a URL names a running server, which takes no arguments (%q); write mcpconform %s", strings.Join(command[1:], " "), command[0])
+		}
+		if set["transport"] && o.run.Transport != "http" {
+			return nil, fmt.Errorf("--transport %s: %s is reached over HTTP", o.run.Transport, command[0])
+		}
+		if err := runner.CheckURL(command[0]); err != nil {
+			return nil, err
+		}
+		for _, f := range []string{"env", "inherit-env", "cwd", "port-from", "host"} {
+			if set[f] {
+				return nil, fmt.Errorf("--%s: %s names a server already running, which mcpconform does not start", f, command[0])
+			}
+		}
+		o.run.URL, o.run.Transport = command[0], "http"
+		return nil, nil
+	}
+	switch o.run.Transport {
+	case "stdio":
+		for _, f := range []string{"port-from", "host", "http-path", "header"} {
+			if set[f] {
+				return nil, fmt.Errorf("--%s is for an HTTP server: give its URL, or start it with --transport http -- COMMAND ... {port}", f)
+			}
+		}
+	case "http":
+		if len(command) == 0 {
+			return nil, errors.New("--transport http starts a server: write e.g. mcpconform --transport http -- ./server --port {port}")
+		}
+		if !namesPort(command, o.run.Env) {
+			return nil, fmt.Errorf("--transport http: nothing tells the server its port; put %s in its arguments (./server --port %s) or in an --env value (--env PORT=%s)", transport.PortPlaceholder, transport.PortPlaceholder, transport.PortPlaceholder)
+		}
+	default:
+		return nil, fmt.Errorf("--transport %s: want stdio or http", o.run.Transport)
+	}
+	return command, nil
+}
+
+// namesPort reports whether {port} appears in an argument or an --env
+// value.
+func namesPort(command, env []string) bool {
+	for _, s := range append(append([]string(nil), command...), env...) {
+		if strings.Contains(s, transport.PortPlaceholder) {
+			return true
+		}
+	}
+	return false
 }
 
 // reportFlag is one report format of the command line.

@@ -115,10 +115,16 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `mcpconform judges an MCP server over stdio, rule by rule, with the spec section behind each verdict.
+	fmt.Fprint(w, `mcpconform judges an MCP server over stdio or Streamable HTTP, rule by rule, with the spec section behind each verdict.
 
 Usage:
-  mcpconform [flags] [--] COMMAND [ARGS...]   test the server that COMMAND starts
+  mcpconform [flags] [--] COMMAND [ARGS...]   test the stdio server that COMMAND starts
+  mcpconform [flags] URL                      test the HTTP server at URL (http://, https://,
+                                              or unix:///path/to.sock for HTTP over a Unix socket)
+  mcpconform --transport http [flags] -- COMMAND ... {port} ...
+                                              start COMMAND as an HTTP server on a free port
+                                              (which replaces {port} in its arguments and --env
+                                              values), wait until it listens, and test it
   mcpconform [flags]                          test the built-in reference server
   mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
                                               serve the reference server on stdio

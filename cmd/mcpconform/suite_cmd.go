@@ -36,10 +36,12 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "mcpconform", version)
 		return exitConformant
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	command := fs.Args()
 	err := o.validate()
 	if err == nil {
-		err = validateCommand(command)
+		command, err = o.validateCommand(command, set)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
@@ -48,7 +50,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform: %s\n", w)
 	}
-	o.builtIn = len(command) == 0
+	o.builtIn = len(command) == 0 && o.run.URL == ""
 	fs.Visit(func(f *flag.Flag) { o.callToolsSet = o.callToolsSet || f.Name == "call-tools" })
 	if o.builtIn && !o.callToolsSet {
 		// The built-in reference server's tools are the suite's own and
@@ -56,7 +58,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 		// The report's tools line says so (--call-tools all).
 		o.callTools, o.run.CallTools = plan.CallAll, plan.ToolPolicy{Mode: plan.CallAll}
 	}
-	if len(command) == 0 {
+	if o.builtIn {
 		self, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform: cannot find its own binary to run the reference server: %v\n", err)

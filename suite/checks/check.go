@@ -54,6 +54,10 @@ type Check struct {
 	// Opening marks a check of the request that opens a session: it is
 	// judged even when the server does not serve the version asked for.
 	Opening bool
+	// Transport, when set, is the only transport whose runs the check
+	// judges (evidence.TransportStdio: what it judges exists only there).
+	// A check of the stdio area judges stdio runs only in any case.
+	Transport string
 	// Judge decides.
 	Judge func(j *J) Finding
 }
@@ -198,6 +202,12 @@ func (c *Check) Result(j *J) (res reports.Result) {
 	if why := c.Applies(j.Version); why != "" {
 		res.Verdict, res.Message = reports.Skip, why
 		return res
+	}
+	if j.Run != nil {
+		if why := plan.TransportGate(c.Area, c.Transport, j.Run.Transport); why != "" {
+			res.Verdict, res.Message = reports.Skip, why
+			return res
+		}
 	}
 	if why := NotServed(j.Run, j.Version, j.Session); why != "" && !c.Opening {
 		res.Verdict, res.Message = reports.Skip, why

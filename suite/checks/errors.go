@@ -27,6 +27,7 @@ func errorsChecks() []*Check {
 		{
 			ID: "no-header-mismatch-on-stdio", Requirement: "ERR-10", Area: "errors",
 			Description: "-32020 (HTTP header mismatch) never appears on stdio",
+			Transport:   evidence.TransportStdio,
 			Judge:       checkNoHeaderMismatch,
 		},
 		{

@@ -38,6 +38,9 @@ func JudgeVector(t *vectors.Test, r *evidence.Run, v string, s *evidence.Session
 	res.Expected = outcomesJSON(t, v)
 	why := plan.VersionGate(t, v)
 	if why == "" {
+		why = plan.TransportGate(area, "", r.Transport)
+	}
+	if why == "" {
 		why = NotServed(r, v, s)
 	}
 	if why == "" {

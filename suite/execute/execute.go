@@ -37,9 +37,14 @@ import (
 
 // Config says what to test and how.
 type Config struct {
+	// Command starts the server: a stdio server, or with HTTP set and no
+	// HTTP.URL, an HTTP server launched on a free port.
 	Command []string
 	Dir     string
 	Env     []string
+	// HTTP, when set, reaches the server over Streamable HTTP: each
+	// process of the run is an HTTP session with it.
+	HTTP *HTTPTarget
 	// Timeout is the deadline of one request (10 s when zero).
 	Timeout time.Duration
 	// StartTimeout is the deadline from spawning a process to its first
@@ -76,6 +81,26 @@ type Config struct {
 	CallTools plan.ToolPolicy
 }
 
+// HTTPTarget is a server spoken to over Streamable HTTP: at a URL, or
+// launched from Config.Command.
+type HTTPTarget struct {
+	// URL is the endpoint of a server already running: an http or https
+	// URL, or unix:///path/to.sock for HTTP over a Unix socket (the
+	// endpoint then at Path, with Host localhost). Empty for a launched
+	// server.
+	URL string
+	// Header are fields added to every request (--header).
+	Header transcript.Header
+	// Host, PortFrom and Path place a launched server: a free port from
+	// PortFrom on (any when 0) replaces {port} in its arguments and
+	// environment values; it is reached at Host (127.0.0.1, then [::1],
+	// when empty), its endpoint at Path (/mcp when empty, and for a
+	// Unix socket).
+	Host     string
+	PortFrom int
+	Path     string
+}
+
 // runLines and runKeptBytes bound what the transcripts of a run hold in
 // all: a normal run holds a few thousand lines, a server with thousands of
 // resources a few tens of thousands. runKeptBytes is one line of the
@@ -102,8 +127,8 @@ var ClientInfo = map[string]any{"name": "mcpconform", "version": "dev"}
 // only for bad configuration; a target that cannot start is recorded in
 // Run.Fatal.
 func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
-	if len(cfg.Command) == 0 {
-		return nil, errors.New("no server command")
+	if len(cfg.Command) == 0 && (cfg.HTTP == nil || cfg.HTTP.URL == "") {
+		return nil, errors.New("no server command or URL")
 	}
 	if cfg.SpecVersion != "" && cfg.SpecVersion != "all" && !wire.KnownVersion(cfg.SpecVersion) {
 		return nil, fmt.Errorf("unknown --spec-version %q (want one of %s, or all)", cfg.SpecVersion, strings.Join(wire.AllVersions, ", "))
@@ -139,6 +164,12 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 	defer stop()
 	x := &executor{cfg: cfg, stalls: mockclient.NewStalls(), pool: transcript.NewPool(runLines, runKeptBytes), stop: stop}
 	x.run = &evidence.Run{Format: evidence.Format, Tool: cfg.Tool, Transport: evidence.TransportStdio, Command: cfg.Command, SpecVersion: cfg.SpecVersion, Nonce: nonce(), Started: time.Now(), Timeout: cfg.Timeout, RequestWindow: cfg.RequestWindow, StrayCoverage: transport.StrayCoverage(), CallTools: cfg.CallTools.String()}
+	if cfg.HTTP != nil {
+		x.run.Transport = evidence.TransportHTTP
+		if err := x.reach(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range cfg.Vectors {
 		for _, t := range f.Tests {
 			if cfg.Tests(t.ID) {
@@ -155,7 +186,10 @@ func Execute(ctx context.Context, cfg Config) (*evidence.Run, error) {
 		case <-done:
 		}
 	}()
-	x.execute(ctx)
+	if x.run.Fatal == nil {
+		x.execute(ctx)
+	}
+	x.stopServer(ctx)
 	close(done)
 	x.releaseHolds()
 	x.run.Duration = time.Since(x.run.Started)
@@ -205,6 +239,10 @@ type executor struct {
 	stop context.CancelFunc
 	// tokens counts the progress tokens handed out.
 	tokens atomic.Int64
+	// dial opens an HTTP session (nil: each process is a stdio server);
+	// server is the HTTP server the run launched.
+	dial   transport.Dial
+	server *transport.Launched
 }
 
 // progressToken returns a progress token no other request of the run
@@ -267,8 +305,8 @@ type proc struct {
 func (x *executor) start(role evidence.Role, version, why string) *proc {
 	// The record joins the run only once whole: other goroutines read
 	// the run's processes meanwhile.
-	ev := &evidence.Process{Role: role, Version: version, Why: why, Transport: evidence.TransportStdio}
-	c, err := mockclient.Start(mockclient.Options{
+	ev := &evidence.Process{Role: role, Version: version, Why: why, Transport: x.run.Transport}
+	opts := mockclient.Options{
 		Command:        x.cfg.Command,
 		Dir:            x.cfg.Dir,
 		Env:            x.cfg.Env,
@@ -277,7 +315,14 @@ func (x *executor) start(role evidence.Role, version, why string) *proc {
 		MaxMessageSize: x.cfg.MaxMessageSize,
 		Stalls:         x.stalls,
 		Limits:         transcript.Limits{Pool: x.pool},
-	})
+	}
+	var c *mockclient.Client
+	var err error
+	if x.dial != nil {
+		c, err = mockclient.New(context.Background(), x.dial, opts)
+	} else {
+		c, err = mockclient.Start(opts)
+	}
 	if err != nil {
 		ev.StartError = err.Error()
 		ev.Transcript = transcript.New(time.Now(), transcript.Limits{})
@@ -287,7 +332,11 @@ func (x *executor) start(role evidence.Role, version, why string) *proc {
 	ev.Pid, ev.Transport = c.Pid(), c.Transport()
 	ev.Transcript = c.Transcript()
 	x.run.AddProcess(ev)
-	c.Note(fmt.Sprintf("process %d (%s): %s", ev.ID, role, why))
+	what := "process"
+	if x.dial != nil {
+		what = "HTTP session"
+	}
+	c.Note(fmt.Sprintf("%s %d (%s): %s", what, ev.ID, role, why))
 	p := &proc{c: c, ev: ev}
 	x.mu.Lock()
 	x.procs = append(x.procs, p)

@@ -33,7 +33,7 @@ func (l *live) runTest(ctx context.Context, t *vectors.Test, p *proc) (died bool
 		return false
 	}
 	v := l.version()
-	if plan.VectorGate(t, v, l.s) != "" {
+	if plan.VectorGate(t, v, l.s) != "" || t.File != nil && plan.TransportGate(t.File.Area, "", l.x.run.Transport) != "" {
 		return false
 	}
 	if t.Foreach == "resource" {

@@ -7,12 +7,20 @@
 // (text) and test://bytes/{count} (blob), resource subscriptions, and a tool
 // "touch" that sends notifications/resources/updated for a URI to the
 // sessions subscribed to it. Everything but JSON-RPC stays off stdout.
+//
+// With --http ADDR it serves the same server over Streamable HTTP
+// (mcp.StreamableHTTPHandler) at ADDR, endpoint /mcp; --stateless makes
+// it stateless (no session ids, GET and DELETE answered 405), --json
+// answers with JSON bodies instead of event streams.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
+	"net"
+	"net/http"
 	"os"
 
 	"github.com/mcpconform/mcpconform/internal/testservers/fixture"
@@ -22,9 +30,26 @@ import (
 func main() {
 	log.SetOutput(os.Stderr)
 	log.SetPrefix("gosdk: ")
-	if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	addr := flag.String("http", "", "serve Streamable HTTP at this address (endpoint /mcp) instead of stdio")
+	stateless := flag.Bool("stateless", false, "with --http, a stateless server")
+	jsonResponse := flag.Bool("json", false, "with --http, answer with JSON bodies instead of event streams")
+	flag.Parse()
+	if *addr == "" {
+		if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	server := newServer()
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: *stateless, JSONResponse: *jsonResponse})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
 		log.Fatal(err)
 	}
+	log.Printf("serving Streamable HTTP at http://%s/mcp", ln.Addr())
+	log.Fatal(http.Serve(ln, mux))
 }
 
 // touchInput is the argument of the "touch" tool.

@@ -7,11 +7,15 @@
 // test://bytes/{count}, resource subscriptions, and a tool "touch" that sends
 // notifications/resources/updated for a URI the client subscribed to.
 // Everything but JSON-RPC stays off stdout.
+//
+// With --http ADDR it serves the same server over Streamable HTTP
+// (server.NewStreamableHTTPServer, stateful) at ADDR, endpoint /mcp.
 package main
 
 import (
 	"context"
 	"encoding/base64"
+	"flag"
 	"fmt"
 	"log"
 	"os"
@@ -25,6 +29,12 @@ import (
 func main() {
 	log.SetOutput(os.Stderr)
 	log.SetPrefix("mcpgo: ")
+	addr := flag.String("http", "", "serve Streamable HTTP at this address (endpoint /mcp) instead of stdio")
+	flag.Parse()
+	if *addr != "" {
+		log.Printf("serving Streamable HTTP at http://%s/mcp", *addr)
+		log.Fatal(server.NewStreamableHTTPServer(newServer(), server.WithStateful(true)).Start(*addr))
+	}
 	if err := server.ServeStdio(newServer()); err != nil {
 		log.Fatal(err)
 	}

@@ -10,9 +10,16 @@
 // McpServer does not paginate, and registers no subscribe handler of its own:
 // the handlers below are set on the underlying Server, as the SDK documents.
 // Everything but JSON-RPC stays off stdout.
+//
+// With --http PORT it serves the same server over Streamable HTTP
+// (StreamableHTTPServerTransport, a session per client, one McpServer
+// each) on 127.0.0.1:PORT, endpoint /mcp.
 
+import http from "node:http";
+import { randomUUID } from "node:crypto";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
@@ -22,6 +29,7 @@ const PIXEL_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mNgAAIAAAUAAen63NgAAAAASUVORK5CYII=";
 const MAX_BYTES = 64;
 
+function makeServer() {
 const server = new McpServer(
   { name: "mcpconform-ts", version: "0.1.0" },
   { capabilities: { resources: { subscribe: true, listChanged: true } } },
@@ -91,4 +99,37 @@ server.registerPrompt("greet", {
   argsSchema: { name: z.string() },
 }, ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }] }));
 
-await server.connect(new StdioServerTransport());
+return server;
+}
+
+const at = process.argv.indexOf("--http");
+if (at < 0) {
+  await makeServer().connect(new StdioServerTransport());
+} else {
+  const port = Number(process.argv[at + 1]);
+  const sessions = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    if (new URL(req.url, "http://localhost").pathname !== "/mcp") {
+      res.writeHead(404).end();
+      return;
+    }
+    const id = req.headers["mcp-session-id"];
+    let transport = typeof id === "string" ? sessions.get(id) : undefined;
+    if (!transport) {
+      if (typeof id === "string") {
+        res.writeHead(404).end();
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => sessions.set(sid, transport),
+      });
+      transport.onclose = () => sessions.delete(transport.sessionId);
+      await makeServer().connect(transport);
+    }
+    await transport.handleRequest(req, res);
+  });
+  httpServer.listen(port, "127.0.0.1", () => {
+    console.error(`serving Streamable HTTP at http://127.0.0.1:${httpServer.address().port}/mcp`);
+  });
+}
