@@ -93,8 +93,23 @@ func (f *File) prepare(t Target, environ []string, tool string) *prepared {
 	switch {
 	case len(unset) > 0:
 		p.missing = fmt.Sprintf("requires %s, which %s not set in the environment the fleet runs in: not run", strings.Join(unset, ", "), plural(len(unset), "is", "are"))
-	case t.URL != "":
-		p.missing = "URL targets need a build of mcpconform that drives Streamable HTTP servers; this one drives servers over stdio only: not run"
+	}
+	var header []string
+	for _, k := range t.HeaderEnv {
+		v, ok := lookup(k)
+		if !ok || strings.TrimSpace(v) == "" {
+			if p.missing == "" {
+				p.missing = fmt.Sprintf("header-env names %s, which is not set in the environment the fleet runs in: not run", k)
+			}
+			continue
+		}
+		if name, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(name) == "" {
+			if p.missing == "" {
+				p.missing = fmt.Sprintf("header-env: %s does not hold a header field (Name: value): not run", k)
+			}
+			continue
+		}
+		header = append(header, v)
 	}
 	if st, err := os.Stat(p.dir); p.missing == "" && (err != nil || !st.IsDir()) {
 		p.missing = fmt.Sprintf("cwd %s is not a directory here: not run", p.dir)
@@ -120,6 +135,12 @@ func (f *File) prepare(t Target, environ []string, tool string) *prepared {
 	}
 	p.cfg = runner.Config{
 		Command:             command,
+		URL:                 t.URL,
+		Transport:           t.Transport,
+		PortFrom:            t.PortFrom,
+		HTTPPath:            t.HTTPPath,
+		Host:                t.Host,
+		Header:              header,
 		Dir:                 p.dir,
 		Env:                 env,
 		InheritEnv:          t.InheritEnv,

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/fleet"
+	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 )
 
@@ -46,8 +49,9 @@ func writeList(t *testing.T, text string) *fleet.File {
 // of being a setup-error: a server that conforms (judged on a few areas),
 // one that breaks a MUST, one cut short by its run budget, one whose
 // program does not exist, one that needs a variable the environment lacks,
-// one whose setup fails, one that exits before writing a byte, and one
-// over HTTP.
+// one whose setup fails, one that exits before writing a byte, one at a
+// URL the reference server answers over Streamable HTTP (with a header
+// from the environment), and one at a URL where nothing listens.
 const fourClasses = `
 targets:
   - id: conforms
@@ -76,6 +80,11 @@ targets:
   - id: exits-silently
     command: [sh, -c, "echo 'fatal: NOTES_DB_URL is not set' >&2; exit 1"]
   - id: over-http
+    url: MOCKURL
+    header-env: [MCPCONFORM_FLEET_TEST_HEADER]
+    only: [area:ping, area:lifecycle]
+    spec-version: 2025-11-25
+  - id: nothing-at-url
     url: http://127.0.0.1:9/mcp
 `
 
@@ -84,8 +93,22 @@ targets:
 // never spoke MCP did counts as no violation; the fleet takes the most
 // severe class; and every format holds every target.
 func TestFleetClasses(t *testing.T) {
-	f := writeList(t, fourClasses)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := mockserver.NewHTTPHandler(ctx, nil, mockserver.HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen sync.Map // the header each request of the URL target carried
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Header.Get("X-Fleet-Test"), true)
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	defer h.Close()
+	f := writeList(t, strings.ReplaceAll(fourClasses, "MOCKURL", srv.URL+"/mcp"))
 	dir := t.TempDir()
+	environ := append(slices.Clone(environ), "MCPCONFORM_FLEET_TEST_HEADER=X-Fleet-Test: from-env")
 	var mu sync.Mutex // Done is called from several goroutines
 	var done []string
 	fl, err := fleet.Run(context.Background(), f, fleet.Options{Parallel: 3, ReportDir: dir, Tool: "test", Environ: environ,
@@ -108,7 +131,8 @@ func TestFleetClasses(t *testing.T) {
 		"needs-a-key":    {reports.ClassSetupError, "requires MCPCONFORM_FLEET_TEST_KEY, which is not set"},
 		"setup-fails":    {reports.ClassSetupError, "the setup command exited with status 2"},
 		"exits-silently": {reports.ClassSetupError, "exited with status 1"},
-		"over-http":      {reports.ClassSetupError, "URL targets need"},
+		"over-http":      {reports.ClassConformant, "nothing failed"},
+		"nothing-at-url": {reports.ClassSetupError, "nothing answers at http://127.0.0.1:9/mcp"},
 	}
 	if len(fl.Targets) != len(want) || len(done) != len(want) {
 		t.Fatalf("got %d targets (%d reported done), want %d", len(fl.Targets), len(done), len(want))
@@ -128,8 +152,14 @@ func TestFleetClasses(t *testing.T) {
 			t.Errorf("%s: its own report: %v", ft.ID, err)
 		}
 	}
-	if s := fl.Summary; s.Class != reports.ClassNonconformant || s.Conformant != 1 || s.Nonconformant != 1 || s.Incomplete != 1 || s.SetupError != 5 {
+	if s := fl.Summary; s.Class != reports.ClassNonconformant || s.Conformant != 2 || s.Nonconformant != 1 || s.Incomplete != 1 || s.SetupError != 5 {
 		t.Errorf("summary: got %+v", s)
+	}
+	if _, ok := seen.Load("from-env"); !ok {
+		t.Error("over-http: no request carried the header header-env named")
+	}
+	if _, ok := seen.Load(""); ok {
+		t.Error("over-http: a request went without the header header-env named")
 	}
 	byID := map[string]reports.FleetTarget{}
 	for _, ft := range fl.Targets {

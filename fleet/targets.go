@@ -83,6 +83,19 @@ type Target struct {
 	Strict              bool     `json:"strict,omitempty"`
 	Parallel            int      `json:"parallel,omitempty"`
 	Vectors             string   `json:"vectors,omitempty"`
+
+	// Transport "http" starts Command as a Streamable HTTP server on a
+	// free port (from PortFrom) that replaces {port} in its arguments and
+	// in env values, reached at Host with its endpoint at HTTPPath; the
+	// default, "stdio", speaks over its standard streams.
+	Transport string `json:"transport,omitempty"`
+	PortFrom  int    `json:"port-from,omitempty"`
+	HTTPPath  string `json:"http-path,omitempty"`
+	Host      string `json:"host,omitempty"`
+	// HeaderEnv names variables each holding a whole header field
+	// ("Authorization: Bearer ..."), added to every HTTP request: the
+	// token stays in the runner's environment, never in the file.
+	HeaderEnv []string `json:"header-env,omitempty"`
 }
 
 // Setup is a command a target needs run before its server starts (a
@@ -300,13 +313,30 @@ func (t *Target) check() error {
 	case len(t.Command) > 0 && strings.TrimSpace(t.Command[0]) == "":
 		return errors.New("command: the program is empty")
 	}
-	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") {
-		return fmt.Errorf("url %q: want an http:// or https:// address", t.URL)
+	if t.URL != "" && !strings.HasPrefix(t.URL, "http://") && !strings.HasPrefix(t.URL, "https://") && !strings.HasPrefix(t.URL, "unix://") {
+		return fmt.Errorf("url %q: want an http:// or https:// address, or unix:///path/to.sock", t.URL)
+	}
+	switch t.Transport {
+	case "", "stdio", "http":
+	default:
+		return fmt.Errorf("transport %q: want stdio or http", t.Transport)
+	}
+	if t.Transport != "" && t.URL != "" {
+		return errors.New("transport: a url target is reached over HTTP already; give transport only with a command")
+	}
+	if len(t.HeaderEnv) > 0 && t.URL == "" && t.Transport != "http" {
+		return errors.New("header-env adds to HTTP requests: give a url, or transport: http")
+	}
+	if t.PortFrom < 0 || t.PortFrom > 65535 {
+		return fmt.Errorf("port-from: %d is not a port", t.PortFrom)
+	}
+	if t.HTTPPath != "" && !strings.HasPrefix(t.HTTPPath, "/") {
+		return fmt.Errorf("http-path %q: want a path starting with /", t.HTTPPath)
 	}
 	for _, l := range []struct {
 		field string
 		names []string
-	}{{"env", t.Env}, {"requires", t.Requires}} {
+	}{{"env", t.Env}, {"requires", t.Requires}, {"header-env", t.HeaderEnv}} {
 		for _, n := range l.names {
 			if k, _, ok := strings.Cut(n, "="); ok {
 				return fmt.Errorf("%s: %q holds a value; a target list names variables only (write %s and set it in the environment the fleet runs in), so no secret is ever written in the file", l.field, n, k)

@@ -38,6 +38,11 @@ func TestParseRefusesWhatMakesNoSense(t *testing.T) {
 		{"a setup field misspelt", "targets: [{id: a, command: [x], setup: {comand: [make]}}]", `setup: unknown field "comand"; did you mean command?`},
 		{"a setup without command", "targets: [{id: a, command: [x], setup: {timeout: 1m}}]", "setup: command:"},
 		{"a url that is no http", "targets: [{id: a, url: 'ftp://h'}]", `url "ftp://h": want an http:// or https:// address`},
+		{"an unknown transport", "targets: [{id: a, command: [x], transport: sse}]", `transport "sse": want stdio or http`},
+		{"a transport beside a url", "targets: [{id: a, url: 'http://h/mcp', transport: http}]", "give transport only with a command"},
+		{"headers over stdio", "targets: [{id: a, command: [x], header-env: [TOKEN]}]", "header-env adds to HTTP requests"},
+		{"a header with its value", "targets: [{id: a, url: 'http://h/mcp', header-env: ['A=b']}]", "holds a value"},
+		{"an http path without slash", "targets: [{id: a, command: [x], transport: http, http-path: mcp}]", `http-path "mcp": want a path starting with /`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := fleet.Parse("list.yaml", []byte(tc.yaml))
@@ -99,7 +104,8 @@ func TestSchemaDescribesTheParser(t *testing.T) {
 	props := doc["$defs"].(map[string]any)["target"].(map[string]any)["properties"].(map[string]any)
 	full, _ := json.Marshal(fleet.Target{ID: "x", Command: []string{"x"}, URL: "http://h", Cwd: "c", Env: []string{"A"}, InheritEnv: true, Requires: []string{"B"},
 		Setup: &fleet.Setup{Command: []string{"make"}}, Timeout: 1, StartTimeout: 1, RunTimeout: 1, Grace: 1, ServerRequestWindow: 1, MaxMessageSize: 1,
-		SpecVersion: "all", Only: []string{"a"}, Skip: []string{"b"}, CallTools: "all", Baseline: "b", Strict: true, Parallel: 1, Vectors: "v"})
+		SpecVersion: "all", Only: []string{"a"}, Skip: []string{"b"}, CallTools: "all", Baseline: "b", Strict: true, Parallel: 1, Vectors: "v",
+		Transport: "http", PortFrom: 1, HTTPPath: "/mcp", Host: "h", HeaderEnv: []string{"T"}})
 	var fields map[string]any
 	json.Unmarshal(full, &fields)
 	for k := range fields {
