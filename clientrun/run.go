@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -129,7 +130,8 @@ func Plan(cfg Config) ([]*evidence.ScenarioRun, error) {
 // InteropPlan returns a run of each conformance run's scenario against
 // every legal variant that serves the versions the client used in it
 // (a variant of versions it does not speak is left out, and so are the
-// scenarios whose client never got as far as a version).
+// scenarios whose client never got as far as a version, and the variants
+// the scenario's own mock setup excludes).
 func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidence.ScenarioRun {
 	var out []*evidence.ScenarioRun
 	for _, c := range done {
@@ -147,6 +149,9 @@ func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidenc
 		for _, vr := range variants {
 			if len(vr.Versions) > 0 && !slices.ContainsFunc(used, func(v string) bool { return slices.Contains(vr.Versions, v) }) {
 				continue
+			}
+			if mockserver.ValidateVariants(append(slices.Clone(sc.Mock.Variants), vr.Name)) != nil {
+				continue // it cannot be combined with what the scenario's mock does
 			}
 			r := newRun(sc, c.Version, evidence.ClassInteroperability)
 			r.Variant = vr.Name

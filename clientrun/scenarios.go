@@ -66,7 +66,7 @@ var scenarios = []Scenario{
 	{Name: "list-changed", Summary: "lists tools, resources and prompts; lists tools again after notifications/tools/list_changed",
 		Mock: MockSetup{Notify: []string{"notifications/tools/list_changed"}}},
 	{Name: "server-requests", Summary: "declares roots, sampling and elicitation; answers the server's ping, roots/list, sampling/createMessage and elicitation/create",
-		Mock: MockSetup{Variants: []string{"server-pings"}, Ask: []string{"roots/list", "sampling/createMessage", "elicitation/create"}}},
+		Mock: MockSetup{Ask: []string{"ping", "roots/list", "sampling/createMessage", "elicitation/create"}}},
 	{Name: "cancellation", Summary: "reads a resource the server never answers, gives up after 1 s and cancels the request",
 		Context: map[string]any{"uri": "test://static/hello.txt", "timeoutMs": 1000},
 		Mock:    MockSetup{Faults: []string{"hang-on-read"}}},
@@ -91,4 +91,31 @@ func ScenarioNamed(name string) (Scenario, bool) {
 		}
 	}
 	return Scenario{}, false
+}
+
+// LegalVariants are the mock's legal variants an interoperability run
+// meets: those of the stdio mock that break no rule, with their versions.
+func LegalVariants() []VariantRun {
+	var out []VariantRun
+	for _, v := range mockserver.Variants() {
+		if len(v.Breaks) == 0 {
+			out = append(out, VariantRun{Name: v.Name, Versions: v.Versions})
+		}
+	}
+	return out
+}
+
+// MockFaults are the faults a resilience run meets, each in the scenario
+// that gives it most to misbehave on (resources: lists, pages and reads;
+// request-metadata for a fault of 2026-07-28 alone).
+func MockFaults() []FaultRun {
+	var out []FaultRun
+	for _, f := range mockserver.Faults() {
+		sc := "resources"
+		if f.Version == wire.Modern {
+			sc = "request-metadata"
+		}
+		out = append(out, FaultRun{Name: f.Name, Scenario: sc})
+	}
+	return out
 }

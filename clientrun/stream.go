@@ -70,10 +70,11 @@ func ReadStream(path string) (*evidence.Spawn, error) {
 }
 
 // negotiated is the protocol version a spawn's traffic used: the
-// initialize result's, or the one the client's 2026-07-28 requests name
-// in _meta; "" when nothing says.
+// initialize result's, or else the one the client's 2026-07-28 requests
+// name in _meta; "" when nothing says. A client that probes with
+// server/discover and falls back to initialize used the latter's.
 func negotiated(entries []transcript.Entry) string {
-	var initID string
+	var initID, modern string
 	for _, e := range entries {
 		for _, m := range e.Msgs {
 			switch {
@@ -83,18 +84,21 @@ func negotiated(entries []transcript.Entry) string {
 				var res struct {
 					ProtocolVersion string `json:"protocolVersion"`
 				}
-				json.Unmarshal(m.Result, &res)
-				return res.ProtocolVersion
-			case e.Dir == transcript.Send && m.Method != "" && m.Method != "initialize":
+				if json.Unmarshal(m.Result, &res) == nil && res.ProtocolVersion != "" {
+					return res.ProtocolVersion
+				}
+			case e.Dir == transcript.Send && m.Method != "" && modern == "":
 				var p struct {
 					Meta map[string]json.RawMessage `json:"_meta"`
 				}
-				var v string
-				if json.Unmarshal(m.Params, &p) == nil && json.Unmarshal(p.Meta[wire.MetaProtocolVersion], &v) == nil && v != "" && initID == "" {
-					return v
+				if json.Unmarshal(m.Params, &p) == nil {
+					json.Unmarshal(p.Meta[wire.MetaProtocolVersion], &modern)
 				}
 			}
 		}
 	}
-	return ""
+	if initID != "" {
+		return ""
+	}
+	return modern
 }
