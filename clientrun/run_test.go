@@ -189,12 +189,14 @@ func TestInteropPlanSkipsVersionsTheClientDoesNotSpeak(t *testing.T) {
 		{Name: "initialize", Class: evidence.ClassConformance, Spawns: []*evidence.Spawn{{Version: "2025-11-25"}}},
 		{Name: "prompts", Class: evidence.ClassConformance}, // never spawned: nothing to compare with
 	}
-	variants := []VariantRun{{Name: "any"}, {Name: "old", Versions: []string{"2024-11-05"}}, {Name: "new", Versions: []string{"2025-11-25", "2026-07-28"}}}
+	variants := []VariantRun{{Name: "extra-members"}, {Name: "only-2024-11-05", Versions: []string{"2024-11-05"}},
+		{Name: "log-notifications", Versions: []string{"2025-06-18", "2025-11-25"}}, {Name: "empty-string-cursor", Versions: []string{"2026-07-28"}},
+		{Name: "no-such-variant"}}
 	var got []string
 	for _, r := range InteropPlan(done, variants) {
 		got = append(got, r.Name+" "+r.Variant)
 	}
-	if want := []string{"initialize any", "initialize new"}; !slices.Equal(got, want) {
+	if want := []string{"initialize extra-members", "initialize log-notifications"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
