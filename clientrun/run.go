@@ -203,6 +203,9 @@ func scenarioVersions(sc Scenario, asked []string) []string {
 	if sc.Version != "" {
 		return []string{sc.Version}
 	}
+	if sc.DefaultVersion != "" && len(asked) == 1 && asked[0] == "" {
+		return []string{sc.DefaultVersion}
+	}
 	return asked
 }
 

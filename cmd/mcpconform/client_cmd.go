@@ -209,6 +209,9 @@ func writeScenarios(w io.Writer) {
 		if v == "" {
 			v = "any"
 		}
+		if sc.DefaultVersion != "" {
+			v = "any (" + sc.DefaultVersion + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, origin, v, sc.Summary)
 	}
 	tw.Flush()
