@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 )
 
 // fakeClient is a small client of the contract, for the tests of Run: it
@@ -14,7 +15,8 @@ import (
 // last page and closes the server's stdin, then waits for it. Its
 // behaviour changes that: "never-spawn" exits 0 at once, "decline" exits
 // 2 as for an unknown scenario, "hang" never exits, "fail" does the
-// scenario and exits 1.
+// scenario and exits 1, "picky" gives up (exit 1) on a server that
+// declares experimental capabilities.
 func fakeClient(args []string) int {
 	behaviour := "good"
 	if len(args) > 0 {
@@ -69,12 +71,18 @@ func fakeClient(args []string) int {
 			}
 		}
 	}
-	_, err := call(1, "initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "fake", "version": "1"}})
+	res, err := call(1, "initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "fake", "version": "1"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "initialize:", err)
 		return 1
 	}
 	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if behaviour == "picky" && strings.Contains(string(res), `"experimental"`) {
+		fmt.Fprintln(os.Stderr, "unexpected experimental capabilities")
+		in.Close()
+		cmd.Wait()
+		return 1
+	}
 	cursor, id := "", 2
 	for {
 		params := map[string]any{}

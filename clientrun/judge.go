@@ -65,6 +65,13 @@ func Report(run *evidence.ClientRun, judge JudgeFunc, o ReportOptions) (*reports
 		if sc.Class != evidence.ClassConformance {
 			results = apart(sc, results)
 		}
+		for i := range results {
+			if v := results[i].Verdict; v != reports.Pass && v != reports.Skip {
+				// The console and the other writers list results by
+				// check: the message says which run a problem is from.
+				results[i].Message = runName(sc) + ": " + results[i].Message
+			}
+		}
 		for _, r := range results {
 			if o.Keep == nil || o.Keep(r) {
 				rep.Results = append(rep.Results, r)
@@ -99,6 +106,19 @@ func Report(run *evidence.ClientRun, judge JudgeFunc, o ReportOptions) (*reports
 	return rep, status
 }
 
+// runName names a scenario run in a message: "scenario initialize", with
+// the variant or fault of an interoperability or resilience run.
+func runName(sc *evidence.ScenarioRun) string {
+	s := "scenario " + sc.Name
+	switch {
+	case sc.Variant != "":
+		s += ", legal variant " + sc.Variant
+	case sc.Fault != "":
+		s += ", fault " + sc.Fault
+	}
+	return s
+}
+
 // apart turns the results of an interoperability or resilience run into
 // results reported apart: a MUST broken stays a failure (the client broke
 // it, whatever server it met), a SHOULD broken is kept as information, and
@@ -112,7 +132,7 @@ func apart(sc *evidence.ScenarioRun, results []reports.Result) []reports.Result 
 	for _, r := range results {
 		if r.Verdict == reports.Warn {
 			r.Verdict = reports.Info
-			r.Message = fmt.Sprintf("%s (a SHOULD, reported apart in a %s run against %s)", r.Message, sc.Class, against)
+			r.Message = fmt.Sprintf("%s (a SHOULD: reported apart, in a %s run)", r.Message, sc.Class)
 		}
 		out = append(out, r)
 	}

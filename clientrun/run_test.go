@@ -200,3 +200,73 @@ func TestInteropPlanSkipsVersionsTheClientDoesNotSpeak(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// classResults returns the results of rep labelled class:CLASS.
+func classResults(rep *reports.Report, class string) []reports.Result {
+	var out []reports.Result
+	for _, r := range rep.Results {
+		if slices.Contains(r.Labels, "class:"+class) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestInteropReportedApart(t *testing.T) {
+	cfg := config("picky", "initialize")
+	cfg.Interop = true
+	cfg.Variants = []VariantRun{{Name: "extra-members"}, {Name: "experimental-capability"}, {Name: "only-2024-11-05", Versions: []string{"2024-11-05"}}}
+	run, rep, st := judged(t, cfg)
+	if len(run.Scenarios) != 3 {
+		t.Fatalf("%d runs, want the conformance run and two interop runs (only-2024-11-05 serves no version the client used)", len(run.Scenarios))
+	}
+	got := map[string]reports.Verdict{}
+	for _, r := range classResults(rep, evidence.ClassInteroperability) {
+		if r.ID == "client-interop-completes" {
+			got[r.Labels[len(r.Labels)-1]] = r.Verdict
+		}
+	}
+	want := map[string]reports.Verdict{"variant:extra-members": reports.Pass, "variant:experimental-capability": reports.Info}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("interop verdicts (-want +got):\n%s", diff)
+	}
+	if st != Conformant {
+		t.Errorf("status %d: a client that gives up on a legal variant breaks no MUST, the conformance verdict stands; %v", st, problemsOf(rep))
+	}
+}
+
+func TestResilienceReportedApart(t *testing.T) {
+	cfg := config("good", "initialize")
+	cfg.Resilience = true
+	cfg.Faults = []FaultRun{{Name: "missing-server-info", Scenario: "initialize"}, {Name: "cursor-loop", Scenario: "resources"}}
+	run, rep, st := judged(t, cfg)
+	if len(run.Scenarios) != 2 || run.Scenarios[1].Fault != "missing-server-info" {
+		t.Fatalf("runs %d, want the conformance run and one resilience run (resources not selected)", len(run.Scenarios))
+	}
+	res := classResults(rep, evidence.ClassResilience)
+	if !slices.ContainsFunc(res, func(r reports.Result) bool { return r.ID == "client-resilience-copes" && r.Verdict == reports.Pass }) {
+		t.Errorf("no passing client-resilience-copes among %d resilience results", len(res))
+	}
+	if st != Conformant {
+		t.Errorf("status %d, want conformant", st)
+	}
+
+	cfg = config("hang", "initialize")
+	cfg.Resilience, cfg.Faults = true, []FaultRun{{Name: "missing-server-info", Scenario: "initialize"}}
+	cfg.ScenarioTimeout, cfg.Grace = 200*time.Millisecond, 50*time.Millisecond
+	_, rep, _ = judged(t, cfg)
+	res = classResults(rep, evidence.ClassResilience)
+	if !slices.ContainsFunc(res, func(r reports.Result) bool { return r.ID == "client-resilience-copes" && r.Verdict == reports.Info }) {
+		t.Errorf("a client stopped at its deadline: want client-resilience-copes info among %+v", res)
+	}
+}
+
+func problemsOf(rep *reports.Report) []string {
+	var out []string
+	for _, r := range rep.Results {
+		if r.Verdict == reports.Fail || r.Verdict == reports.Warn || r.Verdict == reports.Error {
+			out = append(out, string(r.Verdict)+" "+r.ID+": "+r.Message)
+		}
+	}
+	return out
+}
