@@ -217,7 +217,10 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"help", "fleet"}, []string{"usage: mcpconform fleet"}},
 		{[]string{"help", "merge"}, []string{"usage: mcpconform merge", "-balance N", "-targets FILE"}},
 		{[]string{"merge", "--help"}, []string{"usage: mcpconform merge"}},
-		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|list|baseline|judge|fleet|merge]", "mcpconform fleet [flags] TARGETS.yaml", "-color", "-server-request-window duration", "mcpconform judge [report flags] EVIDENCE.json", "-evidence FILE", "-redact-env NAME"}},
+		{[]string{"client", "--help"}, []string{"Usage: mcpconform client", "MCP_CONFORMANCE_SERVER_COMMAND", "-scenario-timeout duration", "-interop"}},
+		{[]string{"help", "client"}, []string{"Usage: mcpconform client"}},
+		{[]string{"mock", "--help"}, []string{"-evidence DIR", "-scenario NAME"}},
+		{[]string{"help"}, []string{"Exit codes: 0 conformant", "mcpconform help [mock|client|list|baseline|judge|fleet|merge]", "mcpconform client [flags] -- CLIENT_CMD", "mcpconform fleet [flags] TARGETS.yaml", "-color", "-server-request-window duration", "mcpconform judge [report flags] EVIDENCE.json", "-evidence FILE", "-redact-env NAME"}},
 	} {
 		r := runCLI(t, tc.args...)
 		if r.code != exitConformant || r.stderr != "" {

@@ -4,12 +4,13 @@
 //	mcpconform [flags] [--] COMMAND [ARGS...]
 //	mcpconform                      # the built-in reference server
 //	mcpconform mock [--fixture FILE] [--fault NAME,...] [--record FILE]
+//	mcpconform client [flags] -- CLIENT_CMD [ARGS...]
 //	mcpconform list [--checks] [--json]
 //	mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
 //	mcpconform judge [report flags] EVIDENCE.json
 //	mcpconform fleet [flags] TARGETS.yaml
 //	mcpconform merge [flags] DIR...
-//	mcpconform help [mock|list|baseline|judge|fleet|merge]
+//	mcpconform help [mock|client|list|baseline|judge|fleet|merge]
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize,
@@ -66,6 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "mock":
 			return runMock(args[1:], stdin, stdout, stderr)
+		case "client":
+			return runClient(args[1:], stdout, stderr)
 		case "list":
 			return runList(args[1:], stdout, stderr)
 		case "baseline":
@@ -97,6 +100,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "mock":
 		mockUsage(stdout)
+	case "client":
+		clientUsage(stdout)
 	case "list":
 		listUsage(stdout)
 	case "baseline":
@@ -108,7 +113,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	case "merge":
 		mergeUsage(stdout)
 	default:
-		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help list, help baseline, help judge, help fleet, help merge\n", args[0])
+		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help client, help list, help baseline, help judge, help fleet, help merge\n", args[0])
 		return exitUsage
 	}
 	return exitConformant
@@ -128,6 +133,9 @@ Usage:
   mcpconform [flags]                          test the built-in reference server
   mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
                                               serve the reference server on stdio
+  mcpconform client [flags] -- CLIENT_CMD [ARGS...]
+                                              judge an MCP client over stdio, scenario by
+                                              scenario, from what it sends a recording mock
   mcpconform list [--checks] [--json]         list every requirement and the checks that test it
   mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
                                               write a baseline of the current failures
@@ -136,7 +144,7 @@ Usage:
                                               no server (a newer mcpconform, a bug report)
   mcpconform fleet [flags] TARGETS.yaml       test every server of a target list, one report for all
   mcpconform merge [flags] DIR...             merge the reports of a fleet's shards
-  mcpconform help [mock|list|baseline|judge|fleet|merge]
+  mcpconform help [mock|client|list|baseline|judge|fleet|merge]
                                               show this help, or a sub-command's
 
 A server binary named like a sub-command is run as ./mock, ./list, ...

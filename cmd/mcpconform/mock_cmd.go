@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpconform/mcpconform/clientrun"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
@@ -30,6 +31,8 @@ type mockOptions struct {
 	help         bool
 	http         string // serve Streamable HTTP on this address instead of stdio
 	httpPath     string
+	// recording: the recording mock of client mode (--evidence)
+	recording clientrun.MockConfig
 }
 
 func mockFlags() (*flag.FlagSet, *mockOptions) {
@@ -46,11 +49,13 @@ func mockFlags() (*flag.FlagSet, *mockOptions) {
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
 	fs.BoolVar(&o.listVariants, "list-variants", false, "print the catalogue of legal variations and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
+	o.recording.RegisterFlags(fs)
 	return fs, o
 }
 
 func mockUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage: mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--variant NAME[,NAME...]] [--record FILE] [--http ADDR [--http-path PATH]] [--list-faults] [--list-variants]
+       mcpconform mock --scenario NAME --evidence DIR [--protocol-version V] [--fixture FILE] [--fault NAME] [--variant NAME]
 
 Serves the reference MCP server on stdin and stdout, or over Streamable HTTP
 with --http (it prints the endpoint's URL, e.g. http://127.0.0.1:41234/mcp,
@@ -59,6 +64,13 @@ on a line of its own): correct by default, misbehaving on purpose with
 client. The faults and variants of the HTTP layer (http-*) need --http.
 A client that starts it several times can --record into one file: each
 process appends its own lines, told apart by "pid".
+
+With --evidence DIR it is the recording mock of mcpconform client: it
+serves what --scenario NAME needs and writes one stream file per process
+into DIR as things happen (every byte the client wrote, raw; every line it
+wrote back; stdin EOF, signals, its exit), for the client run to judge.
+Everything it needs is in its arguments: a client may pass it no
+environment.
 
 Flags:
 `)
@@ -92,6 +104,14 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.listVariants {
 		listing.WriteVariants(stdout)
 		return exitConformant
+	}
+	if rec := o.recording; rec.EvidenceDir != "" || rec.Scenario != "" {
+		if o.http != "" || o.record != "" {
+			fmt.Fprintln(stderr, "mcpconform mock: --evidence records a stdio session itself: leave out --http and --record")
+			return exitUsage
+		}
+		rec.FixturePath, rec.Faults, rec.Variants = o.fixture, o.faults, o.variants
+		return clientrun.ServeRecording(rec, stdin, stdout, stderr)
 	}
 	if err := mockserver.CheckFaultNames(o.faults); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)

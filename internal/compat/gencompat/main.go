@@ -44,12 +44,8 @@ func run(testdata, out string) error {
 			out = filepath.Join(root, "docs", "compat.md")
 		}
 	}
-	goldens, err := compat.LoadAll(testdata)
-	if err != nil {
-		return err
-	}
 	var buf bytes.Buffer
-	if err := compat.Render(&buf, goldens); err != nil {
+	if err := compat.RenderDoc(&buf, testdata); err != nil {
 		return err
 	}
 	if out == "-" {
