@@ -35,7 +35,13 @@ const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // piped.
 func startMock(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"recording-mock"}, args...)...)
+	return startMockArgv(t, os.Args[0], append([]string{"recording-mock"}, args...))
+}
+
+// startMockArgv starts the mock command with its stdin and stdout piped.
+func startMockArgv(t *testing.T, command string, args []string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(command, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
