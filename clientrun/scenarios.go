@@ -33,6 +33,9 @@ type Scenario struct {
 	// legal variant of the mock changes nothing of what it judges, so
 	// interoperability runs leave it out.
 	Timed bool
+	// Unfit are the legal variants that take away what the scenario
+	// needs (a tool it calls), which interoperability runs leave out.
+	Unfit []string
 }
 
 // MockSetup is how a scenario's recording mock departs from the default
@@ -70,7 +73,7 @@ func builtinFixture(name string) (*mockserver.Fixture, error) {
 var scenarios = []Scenario{
 	{Name: "initialize", Official: true, Summary: "connects, initializes, lists tools (every page), closes"},
 	{Name: "tools_call", Official: true, Summary: "lists tools and calls add_numbers with {\"a\": 2, \"b\": 3}",
-		Mock: MockSetup{Fixture: "add-numbers"}},
+		Mock: MockSetup{Fixture: "add-numbers"}, Unfit: []string{"many-tools"}},
 	{Name: "resources", Summary: "lists resources and templates to the last page, reads every listed resource"},
 	{Name: "prompts", Summary: "lists prompts (every page) and gets each"},
 	{Name: "list-changed", Summary: "lists tools, resources and prompts; lists tools again after notifications/tools/list_changed",
@@ -87,7 +90,7 @@ var scenarios = []Scenario{
 	{Name: "request-metadata", Official: true, Version: wire.Modern, Summary: "in 2026-07-28: server/discover, then tools/list and a read with _meta on every request"},
 	{Name: "sep-2322-client-request-state", Official: true, Version: wire.Modern, Summary: "in 2026-07-28: calls add_numbers, answered input_required; retries with the requestState echoed, under a new id",
 		Context: map[string]any{"tool": "add_numbers", "arguments": map[string]any{"a": 2, "b": 3}},
-		Mock:    MockSetup{Fixture: "add-numbers", Variants: []string{"input-required-retry"}}},
+		Mock:    MockSetup{Fixture: "add-numbers", Variants: []string{"input-required-retry"}}, Unfit: []string{"many-tools"}},
 }
 
 // Scenarios returns the scenario catalogue, in run order.
