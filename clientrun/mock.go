@@ -49,6 +49,11 @@ type MockConfig struct {
 	// notifications sent after the first response that follows.
 	Ask    []string
 	Notify []string
+	// HoldAnswers holds back the server's responses while a request of
+	// Ask is unanswered, so that a client cannot complete its scenario and
+	// close before it has answered them (the check of unanswered requests
+	// would otherwise depend on a race).
+	HoldAnswers bool
 }
 
 // stringList is a repeatable, comma-separated flag.
@@ -83,6 +88,7 @@ func (c *MockConfig) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.IgnoreSIGTERM, "ignore-sigterm", false, "keep running after SIGTERM (with --evidence)")
 	fs.Var(stringList{&c.Ask}, "ask", "send request `METHOD` once the client is initialized (ping, roots/list, sampling/createMessage, elicitation/create)")
 	fs.Var(stringList{&c.Notify}, "notify", "send notification `METHOD` after the first response that follows initialized")
+	fs.BoolVar(&c.HoldAnswers, "hold-answers", false, "hold back responses while a request of --ask is unanswered")
 }
 
 // MockMain is the recording mock as a program: it parses args (the flags
@@ -123,6 +129,13 @@ type recorder struct {
 	ask    []string
 	notify []string
 	asked  int
+	// hold, waiting, eof and answered: responses are held while waiting
+	// (asks unanswered) is above zero, until stdin ends; answered is
+	// signalled whenever either changes.
+	hold     bool
+	waiting  int
+	eof      bool
+	answered *sync.Cond
 }
 
 // add records an entry and appends it to the evidence stream at once, so
@@ -169,7 +182,8 @@ func ServeRecording(c MockConfig, stdin io.Reader, stdout, stderr io.Writer) int
 		Spawn streamHeader `json:"spawn"`
 	}{streamHeader{Pid: os.Getpid(), Argv: os.Args, Scenario: c.Scenario, ProtocolVersion: c.ProtocolVersion, Started: started}})
 	f.Write(append(head, '\n'))
-	r := &recorder{tr: transcript.New(started, transcript.Limits{}), file: f, out: stdout, offer: c.CounterOffer, ask: c.Ask, notify: c.Notify}
+	r := &recorder{tr: transcript.New(started, transcript.Limits{}), file: f, out: stdout, offer: c.CounterOffer, ask: c.Ask, notify: c.Notify, hold: c.HoldAnswers}
+	r.answered = sync.NewCond(&r.mu)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -221,6 +235,10 @@ func ServeRecording(c MockConfig, stdin io.Reader, stdout, stderr io.Writer) int
 		}
 	}
 	r.add(transcript.Entry{Dir: transcript.Note, Event: &transcript.Event{Received: &transcript.Received{EOF: true}}})
+	r.mu.Lock()
+	r.eof = true
+	r.answered.Broadcast()
+	r.mu.Unlock()
 	if c.IgnoreEOF {
 		select {} // until a signal ends it
 	}
@@ -250,6 +268,7 @@ func (c MockConfig) resolve() (MockConfig, mockserver.Options, error) {
 		c.Notify = append(append([]string(nil), m.Notify...), c.Notify...)
 		c.IgnoreEOF = c.IgnoreEOF || m.IgnoreEOF
 		c.IgnoreSIGTERM = c.IgnoreSIGTERM || m.IgnoreSIGTERM
+		c.HoldAnswers = c.HoldAnswers || m.HoldAnswers
 		if c.CounterOffer == "" {
 			c.CounterOffer = m.CounterOffer
 		}
@@ -291,6 +310,10 @@ func (r *recorder) fromClient(msgs []*wire.Message, raw []byte, toMock io.Writer
 		}
 		if m.Kind() == wire.KindResponse && strings.HasPrefix(string(m.ID), `"rec-`) {
 			forward = false
+			r.mu.Lock()
+			r.waiting--
+			r.answered.Broadcast()
+			r.mu.Unlock()
 		}
 	}
 	if forward {
@@ -300,6 +323,9 @@ func (r *recorder) fromClient(msgs []*wire.Message, raw []byte, toMock io.Writer
 		r.mu.Lock()
 		first := m.Method == "notifications/initialized" && !r.ready
 		r.ready = r.ready || first
+		if first && r.hold {
+			r.waiting += len(r.ask)
+		}
 		r.mu.Unlock()
 		if first {
 			for _, method := range r.ask {
@@ -334,6 +360,9 @@ func (r *recorder) copyOut(from io.Reader) {
 		if len(line) > 0 {
 			msgs, _ := wire.DecodeLine(line)
 			r.mu.Lock()
+			for r.waiting > 0 && !r.eof && len(msgs) == 1 && msgs[0].Kind() == wire.KindResponse {
+				r.answered.Wait()
+			}
 			initID, ready := r.initID, r.ready
 			r.mu.Unlock()
 			if r.offer != "" && len(msgs) == 1 && msgs[0].Kind() == wire.KindResponse && wire.IDKey(msgs[0].ID) == initID {

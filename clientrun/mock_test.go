@@ -35,7 +35,13 @@ const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // piped.
 func startMock(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"recording-mock"}, args...)...)
+	return startMockArgv(t, os.Args[0], append([]string{"recording-mock"}, args...))
+}
+
+// startMockArgv starts the mock command with its stdin and stdout piped.
+func startMockArgv(t *testing.T, command string, args []string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(command, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -157,5 +163,58 @@ func TestRecordingMockRefusesUnknownScenario(t *testing.T) {
 	err := cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Errorf("got %v, want exit status 2", err)
+	}
+}
+
+// TestRecordingMockHoldsAnswersWhileAsking: with --hold-answers, the
+// response to a request the client wrote after initialized goes out only
+// once the mock's own request is answered, or once stdin ends.
+func TestRecordingMockHoldsAnswersWhileAsking(t *testing.T) {
+	for _, answer := range []bool{true, false} {
+		dir := t.TempDir()
+		cmd, in, out := startMock(t, "--evidence", dir, "--ask", "ping", "--hold-answers")
+		io.WriteString(in, initLine+"\n")
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatalf("no initialize response: %v", err)
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+		line, err := out.ReadString('\n')
+		if err != nil || !strings.Contains(line, `"rec-1"`) {
+			t.Fatalf("got %q (%v), want the mock's ping", line, err)
+		}
+		if answer {
+			io.WriteString(in, `{"jsonrpc":"2.0","id":"rec-1","result":{}}`+"\n")
+			if line, err := out.ReadString('\n'); err != nil || !strings.Contains(line, `"tools"`) {
+				t.Fatalf("got %q (%v), want the tools/list result", line, err)
+			}
+		}
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		spawns, err := ReadSpawns(dir)
+		if err != nil || len(spawns) != 1 {
+			t.Fatalf("%d spawns (%v)", len(spawns), err)
+		}
+		// Where the tools/list result is, against the ping's answer (when
+		// given) and stdin EOF (when not).
+		var order []string
+		for _, e := range spawns[0].Transcript.Entries() {
+			switch {
+			case e.Dir == transcript.Send && strings.Contains(string(e.Data), `"rec-1"`):
+				order = append(order, "answer")
+			case e.Dir == transcript.Recv && strings.Contains(string(e.Data), `"id":2`):
+				order = append(order, "result")
+			case e.Event != nil && e.Event.Received != nil && e.Event.Received.EOF:
+				order = append(order, "eof")
+			}
+		}
+		want := []string{"answer", "result", "eof"}
+		if !answer {
+			want = []string{"eof", "result"}
+		}
+		if !slices.Equal(order, want) {
+			t.Errorf("answered %v: order %q, want %q", answer, order, want)
+		}
 	}
 }

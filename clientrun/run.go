@@ -130,8 +130,9 @@ func Plan(cfg Config) ([]*evidence.ScenarioRun, error) {
 // InteropPlan returns a run of each conformance run's scenario against
 // every legal variant that serves the versions the client used in it
 // (a variant of versions it does not speak is left out, and so are the
-// scenarios whose client never got as far as a version, and the variants
-// the scenario's own mock setup excludes).
+// scenarios whose client never got as far as a version, the timed
+// scenarios, and the variants the scenario's own mock setup excludes or
+// that take away what it needs).
 func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidence.ScenarioRun {
 	var out []*evidence.ScenarioRun
 	for _, c := range done {
@@ -139,7 +140,7 @@ func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidenc
 			continue
 		}
 		sc, ok := ScenarioNamed(c.Name)
-		if !ok {
+		if !ok || sc.Timed {
 			continue
 		}
 		used := usedVersions(c)
@@ -150,7 +151,7 @@ func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidenc
 			if len(vr.Versions) > 0 && !slices.ContainsFunc(used, func(v string) bool { return slices.Contains(vr.Versions, v) }) {
 				continue
 			}
-			if mockserver.ValidateVariants(append(slices.Clone(sc.Mock.Variants), vr.Name)) != nil {
+			if slices.Contains(sc.Unfit, vr.Name) || mockserver.ValidateVariants(append(slices.Clone(sc.Mock.Variants), vr.Name)) != nil {
 				continue // it cannot be combined with what the scenario's mock does
 			}
 			r := newRun(sc, c.Version, evidence.ClassInteroperability)

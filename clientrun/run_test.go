@@ -2,7 +2,9 @@ package clientrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"sync"
@@ -269,4 +271,70 @@ func problemsOf(rep *reports.Report) []string {
 		}
 	}
 	return out
+}
+
+func TestInteractiveBlockNamesTheRecordingMock(t *testing.T) {
+	in := Interactive{Mock: []string{"/opt/mcpconform", "mock"}, Dir: "/var/rec", Scenario: "tools_call"}
+	b, err := in.Block()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]map[string]struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	srv := got["mcpServers"][ServerName]
+	want := []string{"mock", "--scenario", "tools_call", "--evidence", "/var/rec"}
+	if srv.Command != "/opt/mcpconform" || !slices.Equal(srv.Args, want) {
+		t.Errorf("got %s %q, want /opt/mcpconform %q", srv.Command, srv.Args, want)
+	}
+}
+
+func TestInteractiveJudgesTheSessionsRecorded(t *testing.T) {
+	dir := t.TempDir()
+	in := Interactive{Mock: []string{os.Args[0], "recording-mock"}, Dir: dir}
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		run *evidence.ClientRun
+		err error
+	}
+	done := make(chan result, 1)
+	pr, pw := io.Pipe()
+	go func() {
+		run, err := in.Record(ctx, pw)
+		done <- result{run, err}
+	}()
+	// The host: the block's server, spoken to by hand.
+	var block map[string]map[string]struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if err := json.NewDecoder(pr).Decode(&block); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	srv := block["mcpServers"][ServerName]
+	cmd, stdin, stdout := startMockArgv(t, srv.Command, srv.Args)
+	io.WriteString(stdin, initLine+"\n")
+	if _, err := stdout.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	stdin.Close()
+	cmd.Wait()
+	cancel() // the user's Ctrl-C, once the session is over
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.run.Interrupted != "" || len(r.run.Scenarios) != 1 || len(r.run.Scenarios[0].Spawns) != 1 {
+		t.Fatalf("interrupted %q, %d scenarios; want one session, not an interruption", r.run.Interrupted, len(r.run.Scenarios))
+	}
+	rep, st := Report(r.run, checks.JudgeScenario, ReportOptions{})
+	if st != Conformant || rep.Summary.Pass == 0 {
+		t.Errorf("status %d, %d passes; problems %q", st, rep.Summary.Pass, problemsOf(rep))
+	}
 }

@@ -28,6 +28,14 @@ type Scenario struct {
 	Context map[string]any
 	// Mock is the recording mock's setup.
 	Mock MockSetup
+	// Timed marks a scenario about timing (a deadline, the shutdown
+	// escalation): every run waits out the client's own timers, and a
+	// legal variant of the mock changes nothing of what it judges, so
+	// interoperability runs leave it out.
+	Timed bool
+	// Unfit are the legal variants that take away what the scenario
+	// needs (a tool it calls), which interoperability runs leave out.
+	Unfit []string
 }
 
 // MockSetup is how a scenario's recording mock departs from the default
@@ -43,6 +51,7 @@ type MockSetup struct {
 	CounterOffer  string
 	IgnoreEOF     bool
 	IgnoreSIGTERM bool
+	HoldAnswers   bool
 }
 
 //go:embed fixtures/*.json
@@ -64,24 +73,24 @@ func builtinFixture(name string) (*mockserver.Fixture, error) {
 var scenarios = []Scenario{
 	{Name: "initialize", Official: true, Summary: "connects, initializes, lists tools (every page), closes"},
 	{Name: "tools_call", Official: true, Summary: "lists tools and calls add_numbers with {\"a\": 2, \"b\": 3}",
-		Mock: MockSetup{Fixture: "add-numbers"}},
+		Mock: MockSetup{Fixture: "add-numbers"}, Unfit: []string{"many-tools"}},
 	{Name: "resources", Summary: "lists resources and templates to the last page, reads every listed resource"},
 	{Name: "prompts", Summary: "lists prompts (every page) and gets each"},
 	{Name: "list-changed", Summary: "lists tools, resources and prompts; lists tools again after notifications/tools/list_changed",
 		Mock: MockSetup{Notify: []string{"notifications/tools/list_changed"}}},
 	{Name: "server-requests", DefaultVersion: wire.Newest, Summary: "declares roots, sampling and elicitation; answers the server's ping, roots/list, sampling/createMessage and elicitation/create",
-		Mock: MockSetup{Ask: []string{"ping", "roots/list", "sampling/createMessage", "elicitation/create"}}},
-	{Name: "cancellation", Summary: "reads a resource the server never answers, gives up after 1 s and cancels the request",
+		Mock: MockSetup{Ask: []string{"ping", "roots/list", "sampling/createMessage", "elicitation/create"}, HoldAnswers: true}},
+	{Name: "cancellation", Timed: true, Summary: "reads a resource the server never answers, gives up after 1 s and cancels the request",
 		Context: map[string]any{"uri": "test://static/hello.txt", "timeoutMs": 1000},
 		Mock:    MockSetup{Faults: []string{"hang-on-read"}}},
-	{Name: "shutdown", Summary: "pings, then closes a server that ignores stdin EOF and SIGTERM: the stdio shutdown escalation is judged",
+	{Name: "shutdown", Timed: true, Summary: "pings, then closes a server that ignores stdin EOF and SIGTERM: the stdio shutdown escalation is judged",
 		Mock: MockSetup{IgnoreEOF: true, IgnoreSIGTERM: true}},
 	{Name: "version-negotiation", Summary: "offers its newest version to a server that speaks 2024-11-05 only; accepts the counter-offer or closes",
 		Mock: MockSetup{Variants: []string{"only-2024-11-05"}}},
 	{Name: "request-metadata", Official: true, Version: wire.Modern, Summary: "in 2026-07-28: server/discover, then tools/list and a read with _meta on every request"},
 	{Name: "sep-2322-client-request-state", Official: true, Version: wire.Modern, Summary: "in 2026-07-28: calls add_numbers, answered input_required; retries with the requestState echoed, under a new id",
 		Context: map[string]any{"tool": "add_numbers", "arguments": map[string]any{"a": 2, "b": 3}},
-		Mock:    MockSetup{Fixture: "add-numbers", Variants: []string{"input-required-retry"}}},
+		Mock:    MockSetup{Fixture: "add-numbers", Variants: []string{"input-required-retry"}}, Unfit: []string{"many-tools"}},
 }
 
 // Scenarios returns the scenario catalogue, in run order.

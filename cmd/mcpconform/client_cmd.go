@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -118,11 +121,11 @@ func runClient(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform client: finding the mcpconform executable for the mock: %v\n", err)
 		return exitUsage
 	}
+	if o.interactive {
+		return runInteractive(o, self, stdout, stderr)
+	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()
-	if o.interactive {
-		return runInteractive(o, self, stop, stdout, stderr)
-	}
 	cfg := clientrun.Config{
 		Command: fs.Args(), Dir: o.dir, Env: o.env, Mock: []string{self, "mock"},
 		Scenarios: o.scenarios, Versions: o.versions, Parallel: o.parallel,
@@ -219,7 +222,7 @@ func writeScenarios(w io.Writer) {
 
 // runInteractive prints the block for a host, records its sessions until
 // Ctrl-C or --interactive-timeout, and judges them.
-func runInteractive(o *clientOptions, self string, stop *interrupts, stdout, stderr io.Writer) int {
+func runInteractive(o *clientOptions, self string, stdout, stderr io.Writer) int {
 	dir, err := os.MkdirTemp("", "mcpconform-interactive-")
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
@@ -230,12 +233,15 @@ func runInteractive(o *clientOptions, self string, stop *interrupts, stdout, std
 		in.Scenario = o.scenarios[0]
 	}
 	fmt.Fprintf(stderr, "mcpconform client: add this server to your host's MCP configuration, use it, then press Ctrl-C to judge; sessions are recorded in %s\n", dir)
-	run, err := in.Record(stop.ctx, stdout)
+	// Ctrl-C is how the user says the sessions are over: not an
+	// interruption of the run.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	run, err := in.Record(ctx, stdout)
+	stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
 		return exitUsage
 	}
-	stop.release()
 	fmt.Fprintf(stderr, "mcpconform client: judging %d session(s)\n", len(run.Scenarios[0].Spawns))
 	return reportClientRun(o, run, stdout, stderr)
 }

@@ -242,3 +242,16 @@ func hostSession(t *testing.T, command string, args []string) {
 		t.Fatalf("the recording mock: %v", err)
 	}
 }
+
+func TestMockRecordingUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--scenario", "initialize"},
+		{"--scenario", "nope", "--evidence", t.TempDir()},
+		{"--evidence", t.TempDir(), "--http", "127.0.0.1:0"},
+		{"--evidence", t.TempDir(), "--fault", "no-such-fault"},
+	} {
+		if r := runMockWith(t, "", args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "mcpconform mock: ") {
+			t.Errorf("mock %q: exit %d, stderr %q; want %d", args, r.code, r.stderr, exitUsage)
+		}
+	}
+}
