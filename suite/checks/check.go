@@ -171,7 +171,7 @@ func All() []*Check {
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
-		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(), mrtrChecks(),
+		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(), mrtrChecks(), schemaChecks(),
 	} {
 		all = append(all, family...)
 	}

@@ -1,0 +1,238 @@
+package checks
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/schema"
+	"github.com/mcpconform/mcpconform/suite/plan"
+	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
+)
+
+// schemaChecks judge every message of a run against the published JSON
+// schema of the version it was written in (SCHEMA-01).
+func schemaChecks() []*Check {
+	return []*Check{
+		{
+			ID: "schema-valid", Requirement: "SCHEMA-01", Area: "schema",
+			Description: "every message keeps its definition in the version's published JSON schema: a request or notification its method's, a result the result type of the request it answers, an error the error object and the version's typed error for its code; a message mcpconform wrote that breaks it is a harness error",
+			Needs:       serverMessages,
+			Judge:       judgeSchema,
+		},
+	}
+}
+
+// maxBreachesShown bounds the breaches a result lists in its actual value.
+const maxBreachesShown = 50
+
+// schemaBreach is a breach as a result reports it: where the message is,
+// and what it breaks.
+type schemaBreach struct {
+	Process int    `json:"process"`
+	Seq     int    `json:"seq"`
+	Version string `json:"version"`
+	Message string `json:"message"`
+	schema.Breach
+}
+
+// judgeSchema judges every message of the processes: the server's, whose
+// breaches fail at the "schema" level, and the harness's, whose breaches
+// are harness errors (the server was judged on traffic the harness got
+// wrong). Traffic of a provocation is
+// left out: a probe that breaks the rules on purpose, and the answers it
+// provokes, are judged by that probe alone.
+func judgeSchema(j *J) Finding {
+	t := &tally{}
+	var shown []schemaBreach
+	var firstHarness *Where
+	var covered, harnessBreaches []string
+	for _, p := range j.Processes {
+		walkSchema(p, func(e transcript.Entry, m *wire.Message, v string, answered *schema.Answered) {
+			dir := e.Dir
+			s := schema.For(v)
+			if s == nil {
+				return
+			}
+			verdict, err := s.Message(m, answered)
+			if err != nil {
+				t.undecide(At(p, e.Seq), "message %d: %v", e.Seq, err)
+				return
+			}
+			if len(verdict.Definitions) == 0 {
+				return
+			}
+			if dir == transcript.Recv {
+				t.judged()
+			}
+			what := describeMessage(m, answered)
+			for _, b := range verdict.Breaches {
+				if by := coveredBy(m, answered, b); by != "" && dir == transcript.Recv {
+					covered = append(covered, fmt.Sprintf("%s at message %d (judged by %s)", pointerText(b.Pointer), e.Seq, by))
+					continue
+				}
+				text := fmt.Sprintf("message %d (%s, schema %s): %s: %s [%s %s: %s]",
+					e.Seq, what, v, pointerText(b.Pointer), b.Problem, b.Keyword, b.Rule, clipString(b.Excerpt, 120))
+				if dir == transcript.Send {
+					if len(harnessBreaches) == 0 {
+						firstHarness = At(p, e.Seq)
+					}
+					harnessBreaches = append(harnessBreaches, text)
+				} else {
+					t.violateSchema(At(p, e.Seq), fmt.Sprintf("%s %s: %s", v, b.Rule, b.Excerpt), "%s", text)
+				}
+				if len(shown) < maxBreachesShown {
+					shown = append(shown, schemaBreach{Process: p.ID, Seq: e.Seq, Version: v, Message: what, Breach: b})
+				}
+			}
+		})
+	}
+	if len(shown) > 0 {
+		t.actual = shown
+	}
+	ok := fmt.Sprintf("every message the server wrote keeps its version's schema (%d messages, spec commit %s)", t.n, schema.Commit[:8])
+	f := t.finding(ok, "the server wrote no message to judge")
+	switch {
+	case len(harnessBreaches) > 0 && f.Outcome == Violation:
+		f.Message += "; mcpconform itself wrote messages that break the schema (a harness error): " + strings.Join(firstN(harnessBreaches, 3), "; ")
+	case len(harnessBreaches) > 0:
+		// The server was judged on traffic the harness got wrong: that
+		// is the harness's error, and nothing of the server's.
+		f = Finding{Outcome: Error, Where: firstHarness, Actual: shown,
+			Message: "mcpconform wrote messages that break the schema: " + strings.Join(firstN(harnessBreaches, 6), "; ")}
+	}
+	if len(covered) > 0 && f.Outcome != Skip {
+		f.Message += "; left to the checks that judge the same member: " + strings.Join(firstN(covered, 6), "; ")
+	}
+	return f
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("(and %d more)", len(s)-n))
+	}
+	return s
+}
+
+func pointerText(p string) string {
+	if p == "" {
+		return "the message"
+	}
+	return p
+}
+
+// describeMessage names a message for a reader: "tools/list result",
+// "notifications/message".
+func describeMessage(m *wire.Message, answered *schema.Answered) string {
+	switch m.Kind() {
+	case wire.KindRequest:
+		return m.Method + " request"
+	case wire.KindNotification:
+		return m.Method
+	}
+	what := "response"
+	if answered != nil {
+		what = answered.Method + " " + what
+	}
+	if m.Has("error") {
+		return what + " (error)"
+	}
+	return what
+}
+
+// walkSchema yields every message of either direction outside a
+// provocation, with the version its schema is (the era the process spoke
+// at that point) and, for a response, the request it answers.
+func walkSchema(p *evidence.Process, yield func(e transcript.Entry, m *wire.Message, v string, answered *schema.Answered)) {
+	// Requests by id, per direction: a response answers a request that
+	// went the other way.
+	sent, received := map[string]*schema.Answered{}, map[string]*schema.Answered{}
+	for _, e := range p.Entries() {
+		if e.Dir != transcript.Send && e.Dir != transcript.Recv {
+			continue
+		}
+		for _, m := range e.Msgs {
+			if m.Kind() == wire.KindRequest && !wire.IsNullID(m.ID) {
+				table := sent
+				if e.Dir == transcript.Recv {
+					table = received
+				}
+				table[wire.LooseIDKey(m.ID)] = &schema.Answered{Method: m.Method, Params: m.Params}
+			}
+		}
+		if e.Clipped() || outsideRules(p, e) {
+			continue
+		}
+		_, v := p.EraAt(e.Seq)
+		if era, _ := p.EraAt(e.Seq); era == wire.EraModern {
+			v = wire.Modern
+		}
+		for _, m := range e.Msgs {
+			var answered *schema.Answered
+			if m.Kind() == wire.KindResponse && m.ID != nil {
+				table := sent
+				if e.Dir == transcript.Send {
+					table = received
+				}
+				answered = table[wire.LooseIDKey(m.ID)]
+			}
+			yield(e, m, v, answered)
+		}
+	}
+}
+
+// outsideRules reports whether an entry is traffic outside the rules on
+// purpose: a provoking probe's lines and what they provoked, and the
+// requests that break the schema to be refused (plan.OffSchema).
+func outsideRules(p *evidence.Process, e transcript.Entry) bool {
+	if e.Dir == transcript.Recv {
+		return p.Provoked(e.Seq)
+	}
+	return p.InProvocation(e.Seq) || plan.OffSchema(e.Tag)
+}
+
+// coverage lists the members other checks judge with a sentence of their
+// own: a breach of the schema there is their finding, not a second one
+// (one defect, one finding). A row matches a breach by the kind of the
+// message (any when empty), the method it has or answers, the definition
+// broken, the pointer and the keyword.
+var coverage = []struct {
+	kind       wire.Kind
+	method     string
+	definition *regexp.Regexp
+	pointer    *regexp.Regexp
+	keyword    string
+	check      string
+}{
+	{pointer: regexp.MustCompile(`^/jsonrpc$`), check: "jsonrpc-version"},
+	{kind: wire.KindResponse, pointer: regexp.MustCompile(`^/id$`), check: "jsonrpc-response-id-echo"},
+	{kind: wire.KindRequest, pointer: regexp.MustCompile(`^/id$`), check: "jsonrpc-server-request-ids"},
+	{kind: wire.KindResponse, definition: regexp.MustCompile(`^(JSONRPCError|JSONRPCErrorResponse|JSONRPCResponse)$`), pointer: regexp.MustCompile(`^/error(/code|/message)?$`), check: "jsonrpc-error-object"},
+	{kind: wire.KindResponse, pointer: regexp.MustCompile(`^/result$`), keyword: "type", check: "jsonrpc-result-object"},
+	{pointer: regexp.MustCompile(`^/params$`), keyword: "type", check: "jsonrpc-params-object"},
+	{kind: wire.KindNotification, method: "notifications/message", pointer: regexp.MustCompile(`^/params(/level|/data|/logger)?$`), check: "log-message-shape"},
+	{kind: wire.KindResponse, method: "completion/complete", pointer: regexp.MustCompile(`^/result/completion/(total|hasMore)$`), check: "completion-total"},
+	{kind: wire.KindNotification, method: "notifications/resources/updated", pointer: regexp.MustCompile(`^/params(/uri)?$`), check: "resources-updated-only-while-subscribed"},
+}
+
+// coveredBy returns the check that judges the member a breach is at, or "".
+func coveredBy(m *wire.Message, answered *schema.Answered, b schema.Breach) string {
+	method := m.Method
+	if answered != nil {
+		method = answered.Method
+	}
+	for _, c := range coverage {
+		switch {
+		case c.kind != "" && c.kind != m.Kind(),
+			c.method != "" && c.method != method,
+			c.definition != nil && !c.definition.MatchString(b.Definition),
+			c.keyword != "" && c.keyword != b.Keyword,
+			!c.pointer.MatchString(b.Pointer):
+			continue
+		}
+		return c.check
+	}
+	return ""
+}
