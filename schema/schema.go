@@ -409,6 +409,9 @@ var printer = message.NewPrinter(language.English)
 func (s *Schema) breach(definition, prefix string, e *jsonschema.ValidationError) Breach {
 	kw := e.ErrorKind.KeywordPath()
 	b := Breach{Definition: definition, Pointer: prefix + pointer(e.InstanceLocation), Problem: e.ErrorKind.LocalizedString(printer)}
+	if len(e.Causes) > 0 {
+		b.Problem = noAlternative(e)
+	}
 	if len(kw) > 0 {
 		b.Keyword = kw[0]
 	}
@@ -441,6 +444,12 @@ func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
 				best, bestScore = ls, score
 			}
 		}
+		if bestScore[0] == 1 {
+			// Every alternative refuses the value's discriminating
+			// constant: it is of no kind the schema knows, which is the
+			// one problem to report.
+			return []*jsonschema.ValidationError{e}
+		}
 		return best
 	}
 	var out []*jsonschema.ValidationError
@@ -448,6 +457,39 @@ func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
 		out = append(out, leaves(c)...)
 	}
 	return out
+}
+
+// noAlternative says why a value matches none of the alternatives of an
+// anyOf or oneOf: the constant each alternative wants and the value has.
+func noAlternative(e *jsonschema.ValidationError) string {
+	var at string
+	var got any
+	var wants []string
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if c, ok := v.ErrorKind.(*kind.Const); ok {
+			at, got = pointer(v.InstanceLocation[len(e.InstanceLocation):]), c.Got
+			if w := fmt.Sprint(quoted(c.Want)); !slices.Contains(wants, w) {
+				wants = append(wants, w)
+			}
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(e)
+	if at == "" {
+		return "matches none of the alternatives"
+	}
+	return fmt.Sprintf("%s is %s, which no alternative allows (want %s)", at[1:], quoted(got), strings.Join(wants, ", "))
+}
+
+func quoted(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // branchScore ranks an alternative by its leaves: lower is closer.

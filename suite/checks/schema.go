@@ -2,10 +2,10 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/schema"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
@@ -17,13 +17,15 @@ import (
 func schemaChecks() []*Check {
 	return []*Check{
 		{
-			ID: "schema-valid", Requirement: "SCHEMA-01", Area: "schema",
+			ID: schemaCheckID, Requirement: "SCHEMA-01", Area: "schema",
 			Description: "every message keeps its definition in the version's published JSON schema: a request or notification its method's, a result the result type of the request it answers, an error the error object and the version's typed error for its code; a message mcpconform wrote that breaks it is a harness error",
 			Needs:       serverMessages,
 			Judge:       judgeSchema,
 		},
 	}
 }
+
+const schemaCheckID = "schema-valid"
 
 // maxBreachesShown bounds the breaches a result lists in its actual value.
 const maxBreachesShown = 50
@@ -49,6 +51,7 @@ func judgeSchema(j *J) Finding {
 	var shown []schemaBreach
 	var firstHarness *Where
 	var covered, harnessBreaches []string
+	var elsewhere map[[2]int]string
 	for _, p := range j.Processes {
 		walkSchema(p, func(e transcript.Entry, m *wire.Message, v string, answered *schema.Answered) {
 			dir := e.Dir
@@ -69,9 +72,17 @@ func judgeSchema(j *J) Finding {
 			}
 			what := describeMessage(m, answered)
 			for _, b := range verdict.Breaches {
-				if by := coveredBy(m, answered, b); by != "" && dir == transcript.Recv {
-					covered = append(covered, fmt.Sprintf("%s at message %d (judged by %s)", pointerText(b.Pointer), e.Seq, by))
+				if nullErrorID(m, b) {
 					continue
+				}
+				if dir == transcript.Recv {
+					if elsewhere == nil {
+						elsewhere = failedElsewhere(j)
+					}
+					if by := elsewhere[[2]int{p.ID, e.Seq}]; by != "" {
+						covered = append(covered, fmt.Sprintf("message %d %s: %s (failed by %s)", e.Seq, pointerText(b.Pointer), b.Problem, by))
+						continue
+					}
 				}
 				text := fmt.Sprintf("message %d (%s, schema %s): %s: %s [%s %s: %s]",
 					e.Seq, what, v, pointerText(b.Pointer), b.Problem, b.Keyword, b.Rule, clipString(b.Excerpt, 120))
@@ -104,9 +115,19 @@ func judgeSchema(j *J) Finding {
 			Message: "mcpconform wrote messages that break the schema: " + strings.Join(firstN(harnessBreaches, 6), "; ")}
 	}
 	if len(covered) > 0 && f.Outcome != Skip {
-		f.Message += "; left to the checks that judge the same member: " + strings.Join(firstN(covered, 6), "; ")
+		f.Message += "; left to the checks that failed the same message: " + strings.Join(firstN(covered, 6), "; ")
 	}
 	return f
+}
+
+// nullErrorID reports whether a breach is the null id of an error
+// response. JSON-RPC 2.0, which every MCP message follows, answers with
+// "id": null when the request's id could not be read; the handshake-era
+// schemas type the id without null, and 2026-07-28 makes it optional for
+// this case. The id is judged by the JSON-RPC checks, with JSON-RPC's
+// sentence (jsonrpc-response-id-echo).
+func nullErrorID(m *wire.Message, b schema.Breach) bool {
+	return b.Pointer == "/id" && m.Has("error") && wire.IsNullID(m.ID)
 }
 
 func firstN(s []string, n int) []string {
@@ -193,46 +214,29 @@ func outsideRules(p *evidence.Process, e transcript.Entry) bool {
 	return p.InProvocation(e.Seq) || plan.OffSchema(e.Tag)
 }
 
-// coverage lists the members other checks judge with a sentence of their
-// own: a breach of the schema there is their finding, not a second one
-// (one defect, one finding). A row matches a breach by the kind of the
-// message (any when empty), the method it has or answers, the definition
-// broken, the pointer and the keyword.
-var coverage = []struct {
-	kind       wire.Kind
-	method     string
-	definition *regexp.Regexp
-	pointer    *regexp.Regexp
-	keyword    string
-	check      string
-}{
-	{pointer: regexp.MustCompile(`^/jsonrpc$`), check: "jsonrpc-version"},
-	{kind: wire.KindResponse, pointer: regexp.MustCompile(`^/id$`), check: "jsonrpc-response-id-echo"},
-	{kind: wire.KindRequest, pointer: regexp.MustCompile(`^/id$`), check: "jsonrpc-server-request-ids"},
-	{kind: wire.KindResponse, definition: regexp.MustCompile(`^(JSONRPCError|JSONRPCErrorResponse|JSONRPCResponse)$`), pointer: regexp.MustCompile(`^/error(/code|/message)?$`), check: "jsonrpc-error-object"},
-	{kind: wire.KindResponse, pointer: regexp.MustCompile(`^/result$`), keyword: "type", check: "jsonrpc-result-object"},
-	{pointer: regexp.MustCompile(`^/params$`), keyword: "type", check: "jsonrpc-params-object"},
-	{kind: wire.KindNotification, method: "notifications/message", pointer: regexp.MustCompile(`^/params(/level|/data|/logger)?$`), check: "log-message-shape"},
-	{kind: wire.KindResponse, method: "completion/complete", pointer: regexp.MustCompile(`^/result/completion/(total|hasMore)$`), check: "completion-total"},
-	{kind: wire.KindNotification, method: "notifications/resources/updated", pointer: regexp.MustCompile(`^/params(/uri)?$`), check: "resources-updated-only-while-subscribed"},
-}
-
-// coveredBy returns the check that judges the member a breach is at, or "".
-func coveredBy(m *wire.Message, answered *schema.Answered, b schema.Breach) string {
-	method := m.Method
-	if answered != nil {
-		method = answered.Method
-	}
-	for _, c := range coverage {
-		switch {
-		case c.kind != "" && c.kind != m.Kind(),
-			c.method != "" && c.method != method,
-			c.definition != nil && !c.definition.MatchString(b.Definition),
-			c.keyword != "" && c.keyword != b.Keyword,
-			!c.pointer.MatchString(b.Pointer):
+// failedElsewhere maps each message another check failed (by process id
+// and seq) to that check: one defect, one finding. A breach of the schema
+// in a message a check with its own sentence already failed is that
+// check's finding, not a second one; the schema check lists it without
+// failing on it. Only fails count: a check that warns on a member the
+// schema requires does not lower the schema's grade.
+func failedElsewhere(j *J) map[[2]int]string {
+	out := map[[2]int]string{}
+	for _, c := range All() {
+		if c.ID == schemaCheckID {
 			continue
 		}
-		return c.check
+		res, f := c.judge(j)
+		if f == nil || res.Verdict != reports.Fail {
+			continue
+		}
+		for _, w := range f.Wheres {
+			if w.Process != nil && w.Seq > 0 {
+				if _, taken := out[[2]int{w.Process.ID, w.Seq}]; !taken {
+					out[[2]int{w.Process.ID, w.Seq}] = c.ID
+				}
+			}
+		}
 	}
-	return ""
+	return out
 }
