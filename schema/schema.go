@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -92,9 +93,18 @@ func (s *Schema) URL() string { return "mcpconform:///" + Path(s.Version) }
 
 // Load compiles the schema, once; later calls return the first outcome.
 func (s *Schema) Load() error {
+	uses.Add(1)
 	s.once.Do(s.load)
 	return s.err
 }
+
+// uses counts the calls of Load, compiling or not.
+var uses atomic.Int64
+
+// Uses returns how many times a schema was asked for its compiled form:
+// a command that judges nothing (mcpconform --version, mcpconform mock)
+// leaves it unchanged.
+func Uses() int64 { return uses.Load() }
 
 func (s *Schema) load() {
 	raw, err := files.ReadFile(Path(s.Version)[len("schema/"):])

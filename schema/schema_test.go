@@ -278,3 +278,18 @@ func TestMessage(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLoad measures compiling one version's schema (what the first
+// message judged under it costs).
+func BenchmarkLoad(b *testing.B) {
+	for _, v := range Versions {
+		b.Run(v, func(b *testing.B) {
+			for b.Loop() {
+				s := &Schema{Version: v}
+				if err := s.Load(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
