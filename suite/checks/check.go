@@ -154,13 +154,15 @@ type Finding struct {
 type Where struct {
 	Process  *evidence.Process
 	From, To int
-	// Seq, when set (At), is the entry the stretch is about.
+	// Seq is the entry the stretch is about, when one is (at: a Where
+	// made by At).
 	Seq int
+	at  bool
 }
 
 // At returns a Where around one entry.
 func At(p *evidence.Process, seq int) *Where {
-	return &Where{Process: p, From: seq - 3, To: seq + 3, Seq: seq}
+	return &Where{Process: p, From: seq - 3, To: seq + 3, Seq: seq, at: true}
 }
 
 func passed(msg string) Finding  { return Finding{Outcome: Pass, Message: msg} }

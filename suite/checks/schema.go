@@ -43,18 +43,52 @@ type schemaBreach struct {
 // judgeSchema judges every message of the processes: the server's, whose
 // breaches fail at the "schema" level, and the harness's, whose breaches
 // are harness errors (the server was judged on traffic the harness got
-// wrong). Traffic of a provocation is
-// left out: a probe that breaks the rules on purpose, and the answers it
-// provokes, are judged by that probe alone.
+// wrong). Traffic of a provocation is left out: a probe that breaks the
+// rules on purpose, and the answers it provokes, are judged by that probe
+// alone.
 func judgeSchema(j *J) Finding {
+	return schemaSide{
+		party: "the server", judged: transcript.Recv,
+		version: func(p *evidence.Process, seq int) string {
+			if era, v := p.EraAt(seq); era != wire.EraModern {
+				return v
+			}
+			return wire.Modern
+		},
+		skip:      outsideRules,
+		elsewhere: func() map[[2]int]string { return failedElsewhere(j) },
+	}.judge(j.Processes)
+}
+
+// schemaSide is what differs between judging a server and a client by
+// the schema: who is judged (the direction of the lines it wrote), the
+// version of a line, the lines left out, and the messages other checks
+// failed.
+type schemaSide struct {
+	party     string
+	judged    transcript.Dir
+	version   func(p *evidence.Process, seq int) string
+	skip      func(p *evidence.Process, e transcript.Entry) bool
+	elsewhere func() map[[2]int]string
+	// harnessOnPurpose is set when the harness breaks rules on purpose
+	// throughout (a faulty server of client mode): its lines are not
+	// judged.
+	harnessOnPurpose bool
+}
+
+func (side schemaSide) judge(procs []*evidence.Process) Finding {
 	t := &tally{}
 	var shown []schemaBreach
 	var firstHarness *Where
 	var covered, harnessBreaches []string
 	var elsewhere map[[2]int]string
-	for _, p := range j.Processes {
-		walkSchema(p, func(e transcript.Entry, m *wire.Message, v string, answered *schema.Answered) {
-			dir := e.Dir
+	for _, p := range procs {
+		walkSchema(p, side.skip, func(e transcript.Entry, m *wire.Message, answered *schema.Answered) {
+			judged := e.Dir == side.judged
+			if !judged && side.harnessOnPurpose {
+				return
+			}
+			v := side.version(p, e.Seq)
 			s := schema.For(v)
 			if s == nil {
 				return
@@ -67,7 +101,7 @@ func judgeSchema(j *J) Finding {
 			if len(verdict.Definitions) == 0 {
 				return
 			}
-			if dir == transcript.Recv {
+			if judged {
 				t.judged()
 			}
 			what := describeMessage(m, answered)
@@ -75,9 +109,9 @@ func judgeSchema(j *J) Finding {
 				if nullErrorID(m, b) {
 					continue
 				}
-				if dir == transcript.Recv {
+				if judged {
 					if elsewhere == nil {
-						elsewhere = failedElsewhere(j)
+						elsewhere = side.elsewhere()
 					}
 					if by := elsewhere[[2]int{p.ID, e.Seq}]; by != "" {
 						covered = append(covered, fmt.Sprintf("message %d %s: %s (failed by %s)", e.Seq, pointerText(b.Pointer), b.Problem, by))
@@ -86,13 +120,13 @@ func judgeSchema(j *J) Finding {
 				}
 				text := fmt.Sprintf("message %d (%s, schema %s): %s: %s [%s %s: %s]",
 					e.Seq, what, v, pointerText(b.Pointer), b.Problem, b.Keyword, b.Rule, clipString(b.Excerpt, 120))
-				if dir == transcript.Send {
+				if judged {
+					t.violateSchema(At(p, e.Seq), fmt.Sprintf("%s %s: %s", v, b.Rule, b.Excerpt), "%s", text)
+				} else {
 					if len(harnessBreaches) == 0 {
 						firstHarness = At(p, e.Seq)
 					}
 					harnessBreaches = append(harnessBreaches, text)
-				} else {
-					t.violateSchema(At(p, e.Seq), fmt.Sprintf("%s %s: %s", v, b.Rule, b.Excerpt), "%s", text)
 				}
 				if len(shown) < maxBreachesShown {
 					shown = append(shown, schemaBreach{Process: p.ID, Seq: e.Seq, Version: v, Message: what, Breach: b})
@@ -103,14 +137,14 @@ func judgeSchema(j *J) Finding {
 	if len(shown) > 0 {
 		t.actual = shown
 	}
-	ok := fmt.Sprintf("every message the server wrote keeps its version's schema (%d messages, spec commit %s)", t.n, schema.Commit[:8])
-	f := t.finding(ok, "the server wrote no message to judge")
+	ok := fmt.Sprintf("every message %s wrote keeps its version's schema (%d messages, spec commit %s)", side.party, t.n, schema.Commit[:8])
+	f := t.finding(ok, side.party+" wrote no message to judge")
 	switch {
 	case len(harnessBreaches) > 0 && f.Outcome == Violation:
 		f.Message += "; mcpconform itself wrote messages that break the schema (a harness error): " + strings.Join(firstN(harnessBreaches, 3), "; ")
 	case len(harnessBreaches) > 0:
-		// The server was judged on traffic the harness got wrong: that
-		// is the harness's error, and nothing of the server's.
+		// The party was judged on traffic the harness got wrong: that
+		// is the harness's error, and nothing of the party's.
 		f = Finding{Outcome: Error, Where: firstHarness, Actual: shown,
 			Message: "mcpconform wrote messages that break the schema: " + strings.Join(firstN(harnessBreaches, 6), "; ")}
 	}
@@ -163,10 +197,9 @@ func describeMessage(m *wire.Message, answered *schema.Answered) string {
 	return what
 }
 
-// walkSchema yields every message of either direction outside a
-// provocation, with the version its schema is (the era the process spoke
-// at that point) and, for a response, the request it answers.
-func walkSchema(p *evidence.Process, yield func(e transcript.Entry, m *wire.Message, v string, answered *schema.Answered)) {
+// walkSchema yields every message of either direction that skip does not
+// leave out, with, for a response, the request it answers.
+func walkSchema(p *evidence.Process, skip func(*evidence.Process, transcript.Entry) bool, yield func(e transcript.Entry, m *wire.Message, answered *schema.Answered)) {
 	// Requests by id, per direction: a response answers a request that
 	// went the other way.
 	sent, received := map[string]*schema.Answered{}, map[string]*schema.Answered{}
@@ -183,12 +216,8 @@ func walkSchema(p *evidence.Process, yield func(e transcript.Entry, m *wire.Mess
 				table[wire.LooseIDKey(m.ID)] = &schema.Answered{Method: m.Method, Params: m.Params}
 			}
 		}
-		if e.Clipped() || outsideRules(p, e) {
+		if e.Clipped() || skip(p, e) {
 			continue
-		}
-		_, v := p.EraAt(e.Seq)
-		if era, _ := p.EraAt(e.Seq); era == wire.EraModern {
-			v = wire.Modern
 		}
 		for _, m := range e.Msgs {
 			var answered *schema.Answered
@@ -199,7 +228,7 @@ func walkSchema(p *evidence.Process, yield func(e transcript.Entry, m *wire.Mess
 				}
 				answered = table[wire.LooseIDKey(m.ID)]
 			}
-			yield(e, m, v, answered)
+			yield(e, m, answered)
 		}
 	}
 }
@@ -226,17 +255,20 @@ func failedElsewhere(j *J) map[[2]int]string {
 		if c.ID == schemaCheckID {
 			continue
 		}
-		res, f := c.judge(j)
-		if f == nil || res.Verdict != reports.Fail {
-			continue
-		}
-		for _, w := range f.Wheres {
-			if w.Process != nil && w.Seq > 0 {
-				if _, taken := out[[2]int{w.Process.ID, w.Seq}]; !taken {
-					out[[2]int{w.Process.ID, w.Seq}] = c.ID
-				}
-			}
+		if res, f := c.judge(j); f != nil && res.Verdict == reports.Fail {
+			addWheres(out, c.ID, f.Wheres)
 		}
 	}
 	return out
+}
+
+// addWheres records the messages a check failed (by process id and seq).
+func addWheres(out map[[2]int]string, check string, wheres []*Where) {
+	for _, w := range wheres {
+		if w.Process != nil && w.at {
+			if _, taken := out[[2]int{w.Process.ID, w.Seq}]; !taken {
+				out[[2]int{w.Process.ID, w.Seq}] = check
+			}
+		}
+	}
 }
