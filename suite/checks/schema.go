@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -78,10 +79,17 @@ type schemaSide struct {
 
 func (side schemaSide) judge(procs []*evidence.Process) Finding {
 	t := &tally{}
-	var shown []schemaBreach
-	var firstHarness *Where
-	var covered, harnessBreaches []string
-	var elsewhere map[[2]int]string
+	// Every breach first: which of them another check failed is known
+	// only once all are.
+	type found struct {
+		p      *evidence.Process
+		seq    int
+		v      string
+		what   string
+		judged bool
+		b      schema.Breach
+	}
+	var all []found
 	for _, p := range procs {
 		walkSchema(p, side.skip, func(e transcript.Entry, m *wire.Message, answered *schema.Answered) {
 			judged := e.Dir == side.judged
@@ -104,35 +112,53 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 			if judged {
 				t.judged()
 			}
-			what := describeMessage(m, answered)
 			for _, b := range verdict.Breaches {
-				if nullErrorID(m, b) {
+				if nullErrorID(m, b) || !judged && echoedID(m, b) {
 					continue
 				}
-				if judged {
-					if elsewhere == nil {
-						elsewhere = side.elsewhere()
-					}
-					if by := elsewhere[[2]int{p.ID, e.Seq}]; by != "" {
-						covered = append(covered, fmt.Sprintf("message %d %s: %s (failed by %s)", e.Seq, pointerText(b.Pointer), b.Problem, by))
-						continue
-					}
-				}
-				text := fmt.Sprintf("message %d (%s, schema %s): %s: %s [%s %s: %s]",
-					e.Seq, what, v, pointerText(b.Pointer), b.Problem, b.Keyword, b.Rule, clipString(b.Excerpt, 120))
-				if judged {
-					t.violateSchema(At(p, e.Seq), fmt.Sprintf("%s %s: %s", v, b.Rule, b.Excerpt), "%s", text)
-				} else {
-					if len(harnessBreaches) == 0 {
-						firstHarness = At(p, e.Seq)
-					}
-					harnessBreaches = append(harnessBreaches, text)
-				}
-				if len(shown) < maxBreachesShown {
-					shown = append(shown, schemaBreach{Process: p.ID, Seq: e.Seq, Version: v, Message: what, Breach: b})
-				}
+				all = append(all, found{p: p, seq: e.Seq, v: v, what: describeMessage(m, answered), judged: judged, b: b})
 			}
 		})
+	}
+	// One defect, one finding: a breach in a message another check failed
+	// is that check's, and so is the same breach (the same member, the
+	// same problem) wherever else it recurs.
+	defects := map[string]string{}
+	var elsewhere map[[2]int]string
+	for _, f := range all {
+		if !f.judged {
+			continue
+		}
+		if elsewhere == nil {
+			elsewhere = side.elsewhere()
+		}
+		if by := elsewhere[[2]int{f.p.ID, f.seq}]; by != "" {
+			if _, ok := defects[defectKey(f.b)]; !ok {
+				defects[defectKey(f.b)] = by
+			}
+		}
+	}
+	var shown []schemaBreach
+	var firstHarness *Where
+	var covered, harnessBreaches []string
+	for _, f := range all {
+		if by := defects[defectKey(f.b)]; f.judged && by != "" {
+			covered = append(covered, fmt.Sprintf("message %d %s: %s (failed by %s)", f.seq, pointerText(f.b.Pointer), f.b.Problem, by))
+			continue
+		}
+		text := fmt.Sprintf("message %d (%s, schema %s): %s: %s [%s %s: %s]",
+			f.seq, f.what, f.v, pointerText(f.b.Pointer), f.b.Problem, f.b.Keyword, f.b.Rule, clipString(f.b.Excerpt, 120))
+		if f.judged {
+			t.violateSchema(At(f.p, f.seq), fmt.Sprintf("%s %s: %s", f.v, f.b.Rule, f.b.Excerpt), "%s", text)
+		} else {
+			if len(harnessBreaches) == 0 {
+				firstHarness = At(f.p, f.seq)
+			}
+			harnessBreaches = append(harnessBreaches, text)
+		}
+		if len(shown) < maxBreachesShown {
+			shown = append(shown, schemaBreach{Process: f.p.ID, Seq: f.seq, Version: f.v, Message: f.what, Breach: f.b})
+		}
 	}
 	if len(shown) > 0 {
 		t.actual = shown
@@ -149,9 +175,28 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 			Message: "mcpconform wrote messages that break the schema: " + strings.Join(firstN(harnessBreaches, 6), "; ")}
 	}
 	if len(covered) > 0 && f.Outcome != Skip {
-		f.Message += "; left to the checks that failed the same message: " + strings.Join(firstN(covered, 6), "; ")
+		f.Message += "; left to the checks that failed the same defect: " + strings.Join(firstN(covered, 6), "; ")
 	}
 	return f
+}
+
+// arrayIndex is an index in a JSON pointer.
+var arrayIndex = regexp.MustCompile(`/[0-9]+(/|$)`)
+
+// defectKey names a breach by its member and problem, whichever item of a
+// list and whichever message it is in: the same defect recurs in every
+// page and every session of a run.
+func defectKey(b schema.Breach) string {
+	p := arrayIndex.ReplaceAllString(b.Pointer, "/N$1")
+	p = arrayIndex.ReplaceAllString(p, "/N$1")
+	return b.Definition + " " + p + " " + b.Keyword + " " + b.Problem
+}
+
+// echoedID reports whether a breach is the id of a response the harness
+// wrote: it echoes the id of the request it answers, as JSON-RPC requires,
+// and an id the other party got wrong is judged in that party's request.
+func echoedID(m *wire.Message, b schema.Breach) bool {
+	return b.Pointer == "/id" && m.Kind() == wire.KindResponse
 }
 
 // nullErrorID reports whether a breach is the null id of an error
