@@ -1,10 +1,12 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/wire"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Verdict is what the schema says of one message.
@@ -34,41 +36,55 @@ func (s *Schema) Message(m *wire.Message, answered *Answered) (Verdict, error) {
 		return Verdict{}, err
 	}
 	var v Verdict
-	judge := func(def string, value json.RawMessage, prefix string) error {
+	// One decoding of the message serves every definition it is judged
+	// by: the result or error is a member of it.
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(m.Raw))
+	if err != nil {
+		return v, fmt.Errorf("not JSON: %v", err)
+	}
+	obj, _ := doc.(map[string]any)
+	judge := func(def string, value any, prefix string) error {
 		if def == "" {
 			return nil
 		}
 		v.Definitions = append(v.Definitions, def)
-		bs, err := s.Validate(def, value, prefix)
+		bs, err := s.validate(def, value, prefix)
 		if err != nil {
 			return fmt.Errorf("%s: %v", def, err)
 		}
 		v.Breaches = append(v.Breaches, bs...)
 		return nil
 	}
-	var err error
 	switch m.Kind() {
 	case wire.KindRequest:
-		err = first(judge(s.some("JSONRPCRequest"), m.Raw, ""), judge(s.requests[m.Method], m.Raw, ""))
+		err = first(judge(s.some("JSONRPCRequest"), doc, ""), judge(s.requests[m.Method], doc, ""))
 	case wire.KindNotification:
-		err = first(judge(s.some("JSONRPCNotification"), m.Raw, ""), judge(s.notifications[m.Method], m.Raw, ""))
+		err = first(judge(s.some("JSONRPCNotification"), doc, ""), judge(s.notifications[m.Method], doc, ""))
 	case wire.KindResponse:
 		hasResult, hasError := m.Has("result"), m.Has("error")
 		switch {
 		case hasResult && !hasError:
-			err = judge(s.some("JSONRPCResultResponse", "JSONRPCResponse"), m.Raw, "")
+			err = judge(s.some("JSONRPCResultResponse", "JSONRPCResponse"), doc, "")
 			if answered != nil && err == nil {
-				err = judge(s.Result(answered.Method, answered.Params, m.Result), m.Result, "/result")
+				resultType, _ := memberOf(obj["result"], "resultType").(string)
+				def := s.resultOf(answered.Method, hasMember(answered.Params, "task"), resultType)
+				err = judge(def, obj["result"], "/result")
 			}
 		case hasError && !hasResult:
-			err = judge(s.some("JSONRPCErrorResponse", "JSONRPCError"), m.Raw, "")
+			err = judge(s.some("JSONRPCErrorResponse", "JSONRPCError"), doc, "")
 			if code, ok := errorCode(m.Error); ok && err == nil {
-				err = first(judge(s.errorResponses[code], m.Raw, ""), judge(s.errorObjects[code], m.Error, "/error"))
+				err = first(judge(s.errorResponses[code], doc, ""), judge(s.errorObjects[code], obj["error"], "/error"))
 			}
 		}
 	}
 	v.Breaches = dedupe(v.Breaches)
 	return v, err
+}
+
+// memberOf returns the member of a decoded object, or nil.
+func memberOf(v any, name string) any {
+	o, _ := v.(map[string]any)
+	return o[name]
 }
 
 // some returns the first of the names the schema defines.

@@ -70,6 +70,7 @@ type Schema struct {
 	// defsKey is "definitions" (draft-07) or "$defs" (2020-12).
 	defsKey  string
 	defs     map[string]any
+	url      string
 	compiler *jsonschema.Compiler
 	// mu guards compiled: the definitions messages are judged by are
 	// compiled by Load, any other on first use (the examples of a
@@ -89,7 +90,18 @@ type Schema struct {
 
 // URL is the location of the schema inside the validator: breaches name
 // their schema rule relative to it.
-func (s *Schema) URL() string { return "mcpconform:///" + Path(s.Version) }
+//
+// The validator checks every document against its meta-schema when it
+// first compiles from it, which is most of the cost of compiling these
+// (a third of a default run's judging), except a document it takes for
+// one of the meta-schemas, by a location under json-schema.org. The
+// embedded schemas are pinned and TestSchemasKeepTheirMetaSchema checks
+// each against its meta-schema, so a run does not: they are placed there.
+// Nothing is fetched from it (the loader refuses every document).
+func (s *Schema) URL() string { return trustedBase + Path(s.Version) }
+
+// trustedBase places the embedded schemas where the validator trusts them.
+const trustedBase = "https://json-schema.org/mcpconform-embedded/"
 
 // Load compiles the schema, once; later calls return the first outcome.
 func (s *Schema) Load() error {
@@ -106,17 +118,23 @@ var uses atomic.Int64
 // leaves it unchanged.
 func Uses() int64 { return uses.Load() }
 
-func (s *Schema) load() {
+func (s *Schema) load() { s.err = s.compile(s.URL()) }
+
+// compile compiles the schema placed at url.
+func (s *Schema) compile(url string) error {
 	raw, err := files.ReadFile(Path(s.Version)[len("schema/"):])
 	if err != nil {
-		s.err = err
-		return
+		return err
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		s.err = fmt.Errorf("%s: %v", Path(s.Version), err)
-		return
+		return fmt.Errorf("%s: %v", Path(s.Version), err)
 	}
+	return s.compileDoc(url, doc)
+}
+
+// compileDoc indexes and compiles a decoded schema placed at url.
+func (s *Schema) compileDoc(url string, doc any) error {
 	s.doc = doc
 	top, _ := doc.(map[string]any)
 	s.defsKey = "$defs"
@@ -135,16 +153,16 @@ func (s *Schema) load() {
 	for _, name := range []string{"uri", "uri-reference", "uri-template", "byte", "date-time", "email", "hostname", "ipv4", "ipv6", "regex"} {
 		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: func(any) error { return nil }})
 	}
-	if err := c.AddResource(s.URL(), doc); err != nil {
-		s.err = err
-		return
+	if err := c.AddResource(url, doc); err != nil {
+		return err
 	}
-	s.compiler, s.compiled = c, map[string]*jsonschema.Schema{}
+	s.url, s.compiler, s.compiled = url, c, map[string]*jsonschema.Schema{}
 	for _, name := range s.messageDefinitions() {
-		if _, s.err = s.definition(name); s.err != nil {
-			return
+		if _, err := s.definition(name); err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // definition returns the compiled definition, compiling it on first use.
@@ -157,7 +175,7 @@ func (s *Schema) definition(name string) (*jsonschema.Schema, error) {
 	if _, ok := s.defs[name]; !ok {
 		return nil, fmt.Errorf("%s has no definition %s", Path(s.Version), name)
 	}
-	sch, err := s.compiler.Compile(s.URL() + "#/" + s.defsKey + "/" + name)
+	sch, err := s.compiler.Compile(s.url + "#/" + s.defsKey + "/" + name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: compiling %s: %v", Path(s.Version), name, err)
 	}
@@ -325,14 +343,18 @@ func (s *Schema) Notification(method string) string {
 // InputRequiredResult; a task-augmented request (params with "task") of
 // 2025-11-25 is answered with a CreateTaskResult.
 func (s *Schema) Result(method string, params, result json.RawMessage) string {
+	return s.resultOf(method, hasMember(params, "task"), memberString(result, "resultType"))
+}
+
+func (s *Schema) resultOf(method string, task bool, resultType string) string {
 	req := s.Request(method)
 	if req == "" {
 		return ""
 	}
-	if _, ok := s.defs["InputRequiredResult"]; ok && memberString(result, "resultType") == "input_required" {
+	if _, ok := s.defs["InputRequiredResult"]; ok && resultType == "input_required" {
 		return "InputRequiredResult"
 	}
-	if _, ok := s.defs["CreateTaskResult"]; ok && hasMember(params, "task") {
+	if _, ok := s.defs["CreateTaskResult"]; ok && task {
 		return "CreateTaskResult"
 	}
 	return s.resultName(req)
@@ -391,13 +413,18 @@ func (s *Schema) Validate(definition string, value json.RawMessage, prefix strin
 	if err := s.Load(); err != nil {
 		return nil, err
 	}
-	sch, err := s.definition(definition)
-	if err != nil {
-		return nil, err
-	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	return s.validate(definition, doc, prefix)
+}
+
+// validate judges a decoded value (as jsonschema.UnmarshalJSON decodes).
+func (s *Schema) validate(definition string, doc any, prefix string) ([]Breach, error) {
+	sch, err := s.definition(definition)
+	if err != nil {
+		return nil, err
 	}
 	err = sch.Validate(doc)
 	if err == nil {

@@ -280,16 +280,39 @@ func TestMessage(t *testing.T) {
 }
 
 // BenchmarkLoad measures compiling one version's schema (what the first
-// message judged under it costs).
+// message judged under it costs), where a run compiles it ("trusted": no
+// check against the meta-schema) and at an ordinary location ("checked").
 func BenchmarkLoad(b *testing.B) {
 	for _, v := range Versions {
-		b.Run(v, func(b *testing.B) {
-			for b.Loop() {
-				s := &Schema{Version: v}
-				if err := s.Load(); err != nil {
-					b.Fatal(err)
+		for _, place := range []struct{ name, base string }{{"trusted", trustedBase}, {"checked", "mcpconform:///"}} {
+			b.Run(v+"/"+place.name, func(b *testing.B) {
+				for b.Loop() {
+					s := &Schema{Version: v}
+					if err := s.compile(place.base + Path(v)); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
+	}
+}
+
+// TestSchemasKeepTheirMetaSchema: compiled at an ordinary location, where
+// the validator checks a document against its meta-schema (draft-07 or
+// 2020-12), every embedded schema compiles. A run compiles them where
+// that check is skipped (Schema.URL).
+func TestSchemasKeepTheirMetaSchema(t *testing.T) {
+	for _, v := range Versions {
+		s := &Schema{Version: v}
+		if err := s.compile("mcpconform:///" + Path(v)); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+	// And the check is real: a schema that breaks its meta-schema does
+	// not compile there.
+	bad := &Schema{Version: "2025-06-18"}
+	if err := bad.compileDoc("mcpconform:///bad.json", map[string]any{"$schema": "http://json-schema.org/draft-07/schema#",
+		"definitions": map[string]any{"JSONRPCRequest": map[string]any{"type": json.Number("7")}}}); err == nil {
+		t.Error("a schema whose type is 7 compiled at an ordinary location")
 	}
 }
