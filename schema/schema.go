@@ -72,9 +72,8 @@ type Schema struct {
 	defs     map[string]any
 	url      string
 	compiler *jsonschema.Compiler
-	// mu guards compiled: the definitions messages are judged by are
-	// compiled by Load, any other on first use (the examples of a
-	// definition that is no message).
+	// mu guards compiled: each definition is compiled on its first use,
+	// once (a default run uses about half of them).
 	mu       sync.Mutex
 	compiled map[string]*jsonschema.Schema
 	// requests and notifications map a method to the definition whose
@@ -103,7 +102,8 @@ func (s *Schema) URL() string { return trustedBase + Path(s.Version) }
 // trustedBase places the embedded schemas where the validator trusts them.
 const trustedBase = "https://json-schema.org/mcpconform-embedded/"
 
-// Load compiles the schema, once; later calls return the first outcome.
+// Load prepares the schema, once (its definitions are compiled each on
+// first use); later calls return the first outcome.
 func (s *Schema) Load() error {
 	uses.Add(1)
 	s.once.Do(s.load)
@@ -157,12 +157,10 @@ func (s *Schema) compileDoc(url string, doc any) error {
 		return err
 	}
 	s.url, s.compiler, s.compiled = url, c, map[string]*jsonschema.Schema{}
-	for _, name := range s.messageDefinitions() {
-		if _, err := s.definition(name); err != nil {
-			return err
-		}
-	}
-	return nil
+	// The first definition compiled compiles what it refers to; each
+	// other one its own rest, on first use.
+	_, err := s.definition(s.some("JSONRPCRequest"))
+	return err
 }
 
 // definition returns the compiled definition, compiling it on first use.

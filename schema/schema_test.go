@@ -34,6 +34,13 @@ func TestEveryVersionLoads(t *testing.T) {
 		if err := For(v).Load(); err != nil {
 			t.Errorf("%s: %v", v, err)
 		}
+		// Each definition a message is judged by compiles (on first use
+		// in a run).
+		for _, name := range For(v).messageDefinitions() {
+			if _, err := For(v).definition(name); err != nil {
+				t.Errorf("%s: %v", v, err)
+			}
+		}
 	}
 	if !For(wire.Modern).Has("DiscoverResult") || For(wire.V20241105).Has("DiscoverResult") {
 		t.Error("the versions' definitions are mixed up")
@@ -306,6 +313,11 @@ func TestSchemasKeepTheirMetaSchema(t *testing.T) {
 		s := &Schema{Version: v}
 		if err := s.compile("mcpconform:///" + Path(v)); err != nil {
 			t.Errorf("%s: %v", v, err)
+		}
+		for _, name := range s.messageDefinitions() {
+			if _, err := s.definition(name); err != nil {
+				t.Errorf("%s: %v", v, err)
+			}
 		}
 	}
 	// And the check is real: a schema that breaks its meta-schema does
