@@ -328,3 +328,36 @@ func TestSchemasKeepTheirMetaSchema(t *testing.T) {
 		t.Error("a schema whose type is 7 compiled at an ordinary location")
 	}
 }
+
+// TestConcurrentJudging: messages judged at once, each compiling the
+// definitions it needs, agree with each other (run with -race).
+func TestConcurrentJudging(t *testing.T) {
+	s := &Schema{Version: "2025-11-25"}
+	msgs := []struct {
+		raw    string
+		method string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"icons":[{"src":7}]}]}}`, "tools/list"},
+		{`{"jsonrpc":"2.0","id":2,"result":{"resources":[{"uri":"a://b"}]}}`, "resources/list"},
+		{`{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"robot","content":{"type":"text","text":"x"}}]}}`, "prompts/get"},
+		{`{"jsonrpc":"2.0","id":4,"result":{"completion":{"values":[1]}}}`, "completion/complete"},
+	}
+	done := make(chan int, 4*len(msgs))
+	for range 4 {
+		for _, m := range msgs {
+			go func() {
+				msg, _ := wire.DecodeMessage([]byte(m.raw))
+				v, err := s.Message(msg, &Answered{Method: m.method})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- len(v.Breaches)
+			}()
+		}
+	}
+	for range 4 * len(msgs) {
+		if n := <-done; n != 1 {
+			t.Errorf("a message drew %d breaches, want 1", n)
+		}
+	}
+}
