@@ -228,6 +228,7 @@ func (c console) header(r *Report) {
 		}
 	}
 	field("target:", strings.Join(r.Target.Command, " "))
+	field("spec:", r.Spec.Text())
 	field("url:", r.Target.URL)
 	field("server:", serverInfoText(r.Target.ServerInfo))
 	field("tools:", r.Target.ToolCallsText())

@@ -207,6 +207,7 @@ func htmlTargetFacts(r *Report) []htmlFact {
 		tool += " " + r.Tool.Version
 	}
 	add("Tool", tool, false)
+	add("Spec", r.Spec.Text(), false)
 	if !r.StartedAt.IsZero() {
 		add("Started", r.StartedAt.UTC().Format(time.RFC3339), false)
 	}

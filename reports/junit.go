@@ -288,6 +288,10 @@ func junitTargetProperties(r *Report) *junitProperties {
 	add("server", serverInfoText(r.Target.ServerInfo))
 	add("protocolVersion", r.Target.ProtocolVersion)
 	add("toolVersion", r.Tool.Version)
+	if r.Spec != nil {
+		add("specCommit", r.Spec.Commit)
+		add("schemas", strings.Join(r.Spec.Schemas, " "))
+	}
 	add("verdict", summarize(r).Verdict)
 	if len(p) == 0 {
 		return nil

@@ -129,6 +129,9 @@ func mdTarget(w io.Writer, r *Report) {
 	if r.DurationMs > 0 {
 		run += ", took " + seconds(r.DurationMs) + " s"
 	}
+	if spec := r.Spec.Text(); spec != "" {
+		run += "; spec " + mdText(spec)
+	}
 	fmt.Fprintf(w, "%s\n\n", run)
 	if len(r.Target.StderrTail) > 0 {
 		fmt.Fprintf(w, "Last lines the server wrote to stderr:\n\n")

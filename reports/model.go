@@ -33,13 +33,16 @@ var Verdicts = []Verdict{Pass, Fail, Warn, Info, Skip, Error, XFail}
 
 // Report is one run of the suite against one target.
 type Report struct {
-	SchemaVersion int       `json:"schemaVersion"`
-	Tool          Tool      `json:"tool"`
-	Target        Target    `json:"target"`
-	StartedAt     time.Time `json:"startedAt"`
-	DurationMs    int64     `json:"durationMs"`
-	Summary       Summary   `json:"summary"`
-	Results       []Result  `json:"results"`
+	SchemaVersion int  `json:"schemaVersion"`
+	Tool          Tool `json:"tool"`
+	// Spec names the published spec the run was judged against: the
+	// commit of the spec repository and the schema of each version.
+	Spec       *Spec     `json:"spec,omitempty"`
+	Target     Target    `json:"target"`
+	StartedAt  time.Time `json:"startedAt"`
+	DurationMs int64     `json:"durationMs"`
+	Summary    Summary   `json:"summary"`
+	Results    []Result  `json:"results"`
 	// Stale lists baseline entries whose checks no longer fail.
 	Stale []string `json:"stale,omitempty"`
 	// Interrupted is set when the run was cut short (signal or run
@@ -82,6 +85,38 @@ type StartFailure struct {
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+}
+
+// Spec is the specification a run was judged against.
+type Spec struct {
+	// Repository is the spec repository, Commit the commit every schema
+	// was taken from, and Date its date.
+	Repository string `json:"repository"`
+	Commit     string `json:"commit"`
+	Date       string `json:"date,omitempty"`
+	// Schemas are the schema files judged against, one per version
+	// judged ("schema/2025-11-25/schema.json").
+	Schemas []string `json:"schemas,omitempty"`
+}
+
+// Text is the spec in one line: "b0f60ba5 (2026-08-22):
+// schema/2025-11-25/schema.json".
+func (s *Spec) Text() string {
+	if s == nil || s.Commit == "" {
+		return ""
+	}
+	c := s.Commit
+	if len(c) > 8 {
+		c = c[:8]
+	}
+	t := c
+	if s.Date != "" {
+		t += " (" + s.Date + ")"
+	}
+	if len(s.Schemas) > 0 {
+		t += ": " + strings.Join(s.Schemas, ", ")
+	}
+	return t
 }
 
 // Target describes the server under test as it presented itself.

@@ -210,6 +210,9 @@ func sarifLogOf(r *Report, o SARIFOptions, maxResults int) sarifLog {
 	}
 	run.Invocations = []sarifInvocation{inv}
 	run.Properties = map[string]any{"verdict": summarize(r).Verdict, "versions": r.Target.Versions, "command": r.Target.Command}
+	if r.Spec != nil {
+		run.Properties["spec"] = r.Spec
+	}
 	return sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}
 }
 

@@ -54,6 +54,7 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 		Incomplete:    run.Incomplete(),
 		Target:        target(run),
 		Strict:        cfg.Strict,
+		Spec:          specOf(run),
 	}
 	var out Outcome
 	unserved := run.Fatal != nil && run.Fatal.Stage == "version" && run.SpecVersion == wire.Modern

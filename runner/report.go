@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/mcpconform/mcpconform/schema"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,18 @@ import (
 
 // target is what the report says about the server: its command, what it
 // said of itself, and how it was driven.
+// specOf names the spec a run was judged against: the commit of the spec
+// repository its schemas come from, and the schema of each version judged.
+func specOf(run *evidence.Run) *reports.Spec {
+	s := &reports.Spec{Repository: schema.Repository, Commit: schema.Commit, Date: schema.CommitDate}
+	for _, v := range checks.JudgedVersions(run) {
+		if schema.For(v) != nil {
+			s.Schemas = append(s.Schemas, schema.Path(v))
+		}
+	}
+	return s
+}
+
 func target(run *evidence.Run) reports.Target {
 	t := reports.Target{Command: run.Command, Versions: run.Versions, Processes: len(run.Processes), ToolCalls: checks.ToolCallsOf(run)}
 	if run.Transport == evidence.TransportHTTP {

@@ -230,6 +230,10 @@ func checkFault(t *testing.T, f mockserver.Fault) {
 	for _, a := range f.Also {
 		declared[a] = true
 	}
+	if shapeFaults[f.Name] {
+		declared["SCHEMA-01"] = true
+		checkShapeCaught(t, f, results)
+	}
 	for _, r := range results {
 		bad := r.Verdict == reports.Fail || r.Verdict == reports.Warn
 		switch {
@@ -276,6 +280,62 @@ func checkFault(t *testing.T, f mockserver.Fault) {
 	}
 	t.Errorf("fault %s breaks %s (%s in %s) but no result for it is %s; fatal=%v; results for it: %v; non-passing results:%s",
 		f.Name, f.Requirement, want, v, want, run.Fatal, same, summarize(results))
+}
+
+// shapeFaults are the faults that break a shape of the version's schema:
+// a member of the wrong type, a required member missing, a message that
+// no definition allows. The schema check catches each of them as well as
+// the check of the fault's own requirement: it fails, or, where that
+// check already failed the same defect, lists it under that check. The
+// reference server keeps its schemas in every version
+// (TestReferenceServerIsConformant), so a schema breach under a fault is
+// the fault's.
+var shapeFaults = setOf(
+	"bad-annotations", "bad-audience", "bad-priority", "capabilities-bad-types", "completion-bad-result",
+	"contents-meta-bad-type", "contents-missing-uri", "contents-not-array", "cursor-not-string", "cursor-null",
+	"discover-bad-shape", "empty-text-omitted", "error-code-float", "error-code-string", "icon-src-not-string",
+	"initialized-params-answered", "instructions-not-string", "list-changed-bad-params", "list-changed-not-boolean",
+	"list-meta-not-object", "list-not-array", "log-bad-message", "missing-jsonrpc", "missing-server-info",
+	"negative-ttl", "no-cache-hints", "no-result-type", "notification-with-id", "output-schema-bad-required",
+	"params-array", "progress-not-number", "prompt-bad-role", "prompt-content-array", "prompt-no-messages",
+	"prompt-no-name", "prompt-title-not-string", "prompts-not-array", "read-no-cache-hints", "reply-to-notification",
+	"resource-bad-field-types", "resource-missing-name", "result-not-object", "server-request-bad-id",
+	"set-level-result-not-object", "structured-not-object", "template-missing-name", "templates-no-cache-hints",
+	"templates-not-array", "tool-annotations-bad-hint", "tool-input-schema-not-object", "tool-no-input-schema",
+	"tool-result-no-content", "tool-text-not-string", "tool-title-not-string", "tools-no-cache-hints",
+	"tools-not-array", "unsupported-version-no-data", "updated-missing-uri", "wrong-jsonrpc-version",
+)
+
+func setOf(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// checkShapeCaught fails a shape fault the schema check did not see.
+func checkShapeCaught(t *testing.T, f mockserver.Fault, results []reports.Result) {
+	t.Helper()
+	for _, r := range results {
+		if r.ID == "schema-valid" && (r.Verdict == reports.Fail || strings.Contains(r.Message, "left to the checks that failed the same defect")) {
+			return
+		}
+	}
+	t.Errorf("fault %s breaks a shape of the schema, but schema-valid saw no breach", f.Name)
+}
+
+// TestShapeFaultsExist: every fault named a shape fault is one the mock has.
+func TestShapeFaultsExist(t *testing.T) {
+	known := map[string]bool{}
+	for _, f := range mockserver.Faults() {
+		known[f.Name] = true
+	}
+	for name := range shapeFaults {
+		if !known[name] {
+			t.Errorf("shapeFaults names %q, which is no fault of the mock", name)
+		}
+	}
 }
 
 // TestExampleFixturesAreConformant: the mock server serves every example

@@ -145,17 +145,24 @@ type Finding struct {
 	// it is not the check's own (a wrong error code that only a SHOULD
 	// names): the result carries it, with its level and quote.
 	Requirement string
+	// Wheres locate every violation found (Where is the first): the
+	// schema check leaves a message another check failed to that check.
+	Wheres []*Where
 }
 
 // Where is a stretch of one process's transcript.
 type Where struct {
 	Process  *evidence.Process
 	From, To int
+	// Seq is the entry the stretch is about, when one is (at: a Where
+	// made by At).
+	Seq int
+	at  bool
 }
 
 // At returns a Where around one entry.
 func At(p *evidence.Process, seq int) *Where {
-	return &Where{Process: p, From: seq - 3, To: seq + 3}
+	return &Where{Process: p, From: seq - 3, To: seq + 3, Seq: seq, at: true}
 }
 
 func passed(msg string) Finding  { return Finding{Outcome: Pass, Message: msg} }
@@ -171,7 +178,7 @@ func All() []*Check {
 		paginationChecks(), resourcesCapabilityChecks(), resourcesListChecks(),
 		resourcesReadChecks(), resourcesTemplatesChecks(), resourcesSubscriptionsChecks(),
 		resourcesListChangedChecks(), resourcesAnnotationsChecks(), metaChecks(), loggingChecks(),
-		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(), mrtrChecks(),
+		toolsChecks(), toolCallChecks(), promptsChecks(), completionChecks(), mrtrChecks(), schemaChecks(),
 	} {
 		all = append(all, family...)
 	}
@@ -196,38 +203,47 @@ func funcFile(fn any) string {
 func (c *Check) Applies(v string) string { return applies(c.Requirement, c.Versions, v) }
 
 // Result judges the check under j.
-func (c *Check) Result(j *J) (res reports.Result) {
+func (c *Check) Result(j *J) reports.Result {
+	res, _ := c.judge(j)
+	return res
+}
+
+// judge judges the check under j: its result, and the finding it priced
+// (nil when the check did not judge: a version, transport, capability or
+// session it needs is missing).
+func (c *Check) judge(j *J) (res reports.Result, f *Finding) {
 	res = BaseResult(c.ID, c.Requirement, c.Area, j.Version, c.Flags)
 	res.Expect = c.Description
 	if why := c.Applies(j.Version); why != "" {
 		res.Verdict, res.Message = reports.Skip, why
-		return res
+		return res, nil
 	}
 	if j.Run != nil {
 		if why := plan.TransportGate(c.Area, c.Transport, j.Run.Transport); why != "" {
 			res.Verdict, res.Message = reports.Skip, why
-			return res
+			return res, nil
 		}
 	}
 	if why := NotServed(j.Run, j.Version, j.Session); why != "" && !c.Opening {
 		res.Verdict, res.Message = reports.Skip, why
-		return res
+		return res, nil
 	}
 	if why := behindToken(j); why != "" && c.Area != "http" {
 		res.Verdict, res.Message = reports.Skip, why
-		return res
+		return res, nil
 	}
 	for _, cap := range c.Requires {
 		if j.Session == nil {
 			res.Verdict, res.Message = reports.Skip, "no session was opened under "+j.Version
-			return res
+			return res, nil
 		}
 		if !j.Caps().Has(cap) {
 			res.Verdict, res.Message = reports.Skip, fmt.Sprintf("the server does not declare the %s capability", cap)
-			return res
+			return res, nil
 		}
 	}
-	return Price(res, judgeSafely(func() Finding { return c.Judge(j) }))
+	found := judgeSafely(func() Finding { return c.Judge(j) })
+	return Price(res, found), &found
 }
 
 // judgeSafely runs a judge: a judge that panics is a harness error, not

@@ -85,7 +85,7 @@ func ClientChecks() []*ClientCheck {
 		clientStdioChecks(), clientLifecycleChecks(), clientModernChecks(), clientJSONRPCChecks(),
 		clientPingChecks(), clientRootsChecks(), clientSamplingChecks(), clientElicitationChecks(),
 		clientPaginationChecks(), clientListChangedChecks(), clientCancelChecks(), clientTimeoutChecks(),
-		clientMetaChecks(), clientMRTRChecks(),
+		clientMetaChecks(), clientMRTRChecks(), clientSchemaChecks(),
 	} {
 		all = append(all, family...)
 	}
@@ -109,18 +109,26 @@ func (c *ClientCheck) Applies(scenario, v string) string {
 
 // Result judges the check under j.
 func (c *ClientCheck) Result(j *ClientJ) reports.Result {
+	res, _ := c.judge(j)
+	return res
+}
+
+// judge judges the check under j: its result, and the finding it priced
+// (nil when the check did not judge).
+func (c *ClientCheck) judge(j *ClientJ) (reports.Result, *Finding) {
 	res := BaseResult(c.ID, c.Requirement, c.Area, j.Version, c.Flags)
 	res.Expect = c.Description
 	res.Labels = append(res.Labels, ScenarioLabels(j.Scenario)...)
 	if why := c.Applies(j.Scenario.Name, j.Version); why != "" {
 		res.Verdict, res.Message = reports.Skip, why
-		return res
+		return res, nil
 	}
 	if len(j.Spawns) == 0 && c.ID != spawnedCheckID {
 		res.Verdict, res.Message = reports.Skip, "the client never started the server in this scenario"
-		return res
+		return res, nil
 	}
-	return PriceAs(catalog.PartyClient, res, judgeSafely(func() Finding { return c.Judge(j) }))
+	f := judgeSafely(func() Finding { return c.Judge(j) })
+	return PriceAs(catalog.PartyClient, res, f), &f
 }
 
 // ScenarioLabels are the labels every result of a scenario carries, so

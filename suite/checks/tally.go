@@ -98,6 +98,11 @@ func (t *tally) finding(okMsg, nothing string) Finding {
 	case len(t.violations) > 0:
 		f = Finding{Outcome: Violation, Message: list(t.violations), Where: t.violations[0].where}
 		for _, v := range t.violations {
+			if v.where != nil {
+				f.Wheres = append(f.Wheres, v.where)
+			}
+		}
+		for _, v := range t.violations {
 			if v.schema != "" {
 				f.Schema = v.schema
 				break

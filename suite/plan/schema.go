@@ -83,3 +83,37 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 func DecodeSchemaValue(raw json.RawMessage) (any, error) {
 	return jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
 }
+
+// offSchema are the probes and vector tests whose requests break the
+// version's published schema on purpose, each to see the server refuse
+// invalid params: a logging level no version defines, resources/read
+// without a string uri, 2026-07-28 requests without the envelope. What
+// they send is no harness error; what the server answers is judged as
+// any answer is.
+var offSchema = map[string]bool{
+	ProbeSetLevelUnknown.Tag():               true,
+	"v:log-unknown-level-meta":               true,
+	"v:resources-read-missing-uri-param":     true,
+	"v:resources-read-uri-not-string":        true,
+	"v:envelope-missing-params":              true,
+	"v:envelope-empty-params":                true,
+	"v:envelope-missing-client-capabilities": true,
+	"v:envelope-missing-protocol-version":    true,
+}
+
+// OffSchema reports whether the line tagged tag was sent outside the
+// version's schema on purpose (a vector test's tag carries its item and
+// step after "#").
+func OffSchema(tag string) bool {
+	base, _, _ := strings.Cut(tag, "#")
+	return offSchema[base]
+}
+
+// OffSchemaTags lists the tags OffSchema accepts, for tests.
+func OffSchemaTags() []string {
+	var out []string
+	for t := range offSchema {
+		out = append(out, t)
+	}
+	return out
+}

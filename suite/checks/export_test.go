@@ -1,0 +1,4 @@
+package checks
+
+// SchemaBreachForTest is a breach as the schema check reports it.
+type SchemaBreachForTest = schemaBreach
