@@ -423,12 +423,36 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	s.conn.answer(w, r, b)
 }
 
-// notices refuses a POST of notifications or responses the mock cannot
-// accept: one whose params is not an object.
+// notices refuses a POST holding no request that the mock cannot accept:
+// an empty batch, a message that is neither a notification nor a
+// response, or a notification whose params is not an object. The refusal
+// is the POST's own answer ("If the server cannot accept the input, it
+// MUST return an HTTP error status code"), never a message on another
+// stream: an error with a null id on the GET stream would be a response
+// where none may go.
 func notices(b *body) *httpError {
+	invalid := func(why string) *httpError {
+		return &httpError{status: http.StatusBadRequest, code: wire.CodeInvalidRequest, msg: "Invalid request: " + why}
+	}
+	if len(b.msgs) == 0 {
+		return invalid("an empty batch")
+	}
 	for _, m := range b.msgs {
+		if v, _ := wire.String(m["jsonrpc"]); v != "2.0" {
+			return invalid(`"jsonrpc" must be "2.0"`)
+		}
+		_, result := m["result"]
+		_, failure := m["error"]
+		_, id := m["id"]
+		method, hasMethod := m["method"]
+		switch {
+		case hasMethod && wire.Type(method) != "string":
+			return invalid(`"method" must be a string`)
+		case !hasMethod && !(id && (result || failure)):
+			return invalid(`"method" is missing`)
+		}
 		if p, ok := m["params"]; ok && wire.Type(p) != "object" {
-			return &httpError{status: http.StatusBadRequest, code: wire.CodeInvalidRequest, msg: "Invalid request: params must be an object"}
+			return invalid("params must be an object")
 		}
 	}
 	return nil
