@@ -289,3 +289,21 @@ func (x *HTTPExchange) Requests() []*wire.Message {
 	}
 	return out
 }
+
+// Replayed returns the entries of messages that came on a resumed stream
+// (a GET with Last-Event-ID): the server may replay there what it sent
+// after that event, which the client may have had already ("the server
+// MAY use this header to replay messages that would have been sent after
+// the last event ID"), so a response there is no second answer.
+func (p *Process) Replayed() map[int]bool {
+	out := map[int]bool{}
+	for _, x := range p.HTTPExchanges() {
+		if _, ok := x.RequestHeader("Last-Event-ID"); !ok || x.Method() != "GET" {
+			continue
+		}
+		for _, r := range x.Received {
+			out[r.Seq] = true
+		}
+	}
+	return out
+}

@@ -43,6 +43,12 @@ type exchange struct {
 	modern, initialize bool
 	// reconnects is how many resumptions are left for the stream.
 	reconnects int
+	// events, when positive, is how many server-sent events a probe
+	// reads before it closes the stream; seen counts them. recorded, set
+	// for a probe's exchange, is closed once the transcript holds all of
+	// it.
+	events, seen int
+	recorded     chan struct{}
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -116,6 +122,9 @@ func (ex *exchange) lists(id json.RawMessage, method string) bool {
 // run sends the request, follows redirects on the same host, and reads
 // the response.
 func (ex *exchange) run() {
+	if ex.recorded != nil {
+		defer ex.c.push(item{after: func() { close(ex.recorded) }})
+	}
 	defer ex.c.running.Done()
 	defer close(ex.finished)
 	defer ex.c.forget(ex)

@@ -211,6 +211,12 @@ func (ex *exchange) onEvent(ev *rawEvent) bool {
 	if !ev.fields {
 		return true // comments only: nothing to record
 	}
+	if ex.events > 0 {
+		ex.seen++
+		if ex.seen == ex.events {
+			defer ex.stop(fmt.Sprintf("closed by the harness: the probe reads %d event(s) of it", ex.events))
+		}
+	}
 	got, ok := dispatched(append(ev.text, '\n'))
 	sev := ex.sseEvent(ev)
 	if ok && got.Data != "" {
@@ -258,7 +264,7 @@ func (ex *exchange) resume(lastID string, retry *int64, left []json.RawMessage) 
 		defer t.Stop()
 		select {
 		case <-t.C:
-			if ex.c.get(lastID, ex.reconnects-1, left) {
+			if ex.c.get("", lastID, ex.reconnects-1, left) {
 				return
 			}
 		case <-ex.c.ctx.Done():
