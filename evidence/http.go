@@ -307,3 +307,17 @@ func (p *Process) Replayed() map[int]bool {
 	}
 	return out
 }
+
+// Streams returns the HTTP exchange whose response carried each received
+// message entry, by the entry's sequence number: messages of different
+// exchanges come over different connections, and the order in which
+// they were read says nothing of the order in which they were sent.
+func (p *Process) Streams() map[int]int {
+	out := map[int]int{}
+	for _, x := range p.HTTPExchanges() {
+		for _, r := range x.Received {
+			out[r.Seq] = x.N
+		}
+	}
+	return out
+}

@@ -393,6 +393,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		s = h.sharedSession()
 	case h.variants.has("http-stateless"):
+		if e := h.versionHeader(r); e != nil {
+			h.write(w, e)
+			return
+		}
 		s = h.statelessSession(r, b)
 		defer s.end()
 	case b.method == "initialize" && len(b.requests) == 1 && !b.batch:
@@ -542,6 +546,13 @@ func decodeSentinel(v string) string {
 func (h *HTTPHandler) statelessSession(r *http.Request, b *body) *httpSession {
 	s := h.newSession("")
 	if b.method == "initialize" {
+		// Requests name their version from 2025-06-18 on, and a request
+		// that names none is taken as 2025-03-26 (as the transports page
+		// says): a 2024-11-05 client could not be served as one, so it
+		// is offered 2025-03-26 instead.
+		if v, _ := wire.String(wire.Object(b.params)["protocolVersion"]); v == "2024-11-05" {
+			b.raw = bytes.Replace(b.raw, []byte(`"2024-11-05"`), []byte(`"2025-03-26"`), 1)
+		}
 		return s
 	}
 	v := r.Header.Get("MCP-Protocol-Version")

@@ -209,9 +209,12 @@ type httpConn struct {
 	modernSeen bool
 	// edits change the header of the POST of a request, by its id
 	// (HTTPProber.Edit); deleted: a probe ended the session with DELETE.
-	edits    map[string]HTTPEdit
-	deleted  bool
-	quitOnce sync.Once
+	edits   map[string]HTTPEdit
+	deleted bool
+	// lingering are the streams that carried every response they owed
+	// and were still open then (exchange.linger).
+	lingering []chan struct{}
+	quitOnce  sync.Once
 
 	endMu   sync.Mutex
 	ended   bool
@@ -647,7 +650,12 @@ func (c *httpConn) Close(grace time.Duration) {
 	c.endMu.Unlock()
 	c.mu.Lock()
 	c.closing = true
+	lingering := c.lingering
 	c.mu.Unlock()
+	// A stream left open after its responses gets its whole window before
+	// the session ends: ended by the session instead, it would look like
+	// a stream its server ended.
+	c.waitLingering(lingering, min(grace, lingerWindow+lingerWindow/2))
 	select {
 	case <-c.done:
 	default:
@@ -656,6 +664,24 @@ func (c *httpConn) Close(grace time.Duration) {
 	c.cancel()
 	c.finish(grace)
 	c.end(ExitInfo{Exited: true, Hangup: true, Stage: string(transcript.SessionEnded)}, "")
+}
+
+// waitLingering waits for the streams to end, at most wait in all, and
+// not once the session was hurried.
+func (c *httpConn) waitLingering(streams []chan struct{}, wait time.Duration) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for _, done := range streams {
+		select {
+		case <-done:
+		case <-t.C:
+			return
+		case <-c.hurryCh:
+			return
+		case <-c.done:
+			return
+		}
+	}
 }
 
 // finish waits at most wait for every exchange to have handed over its

@@ -117,6 +117,14 @@ func (c *httpConn) editFor(ids []json.RawMessage) (HTTPEdit, bool) {
 	return e, ok
 }
 
+// sessionDeleted reports whether a probe ended the session with DELETE: its
+// streams are not resumed.
+func (c *httpConn) sessionDeleted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deleted
+}
+
 // Session returns the session id the server issued.
 func (c *httpConn) Session() string {
 	c.mu.Lock()

@@ -243,7 +243,7 @@ func (ex *exchange) sseEvent(ev *rawEvent) *transcript.SSEEvent {
 // a listening GET stream only when it asked for a retry; 2026-07-28
 // streams are never resumed. It reports whether a resumption was begun.
 func (ex *exchange) resume(lastID string, retry *int64, left []json.RawMessage) bool {
-	if lastID == "" || ex.modern || ex.reconnects <= 0 || ex.c.ctx.Err() != nil || ex.stopped() != "" {
+	if lastID == "" || ex.modern || ex.reconnects <= 0 || ex.c.ctx.Err() != nil || ex.stopped() != "" || ex.c.sessionDeleted() {
 		return false
 	}
 	if ex.method == http.MethodGet && len(left) == 0 && retry == nil {
