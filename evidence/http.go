@@ -289,3 +289,35 @@ func (x *HTTPExchange) Requests() []*wire.Message {
 	}
 	return out
 }
+
+// Replayed returns the entries of messages that came on a resumed stream
+// (a GET with Last-Event-ID): the server may replay there what it sent
+// after that event, which the client may have had already ("the server
+// MAY use this header to replay messages that would have been sent after
+// the last event ID"), so a response there is no second answer.
+func (p *Process) Replayed() map[int]bool {
+	out := map[int]bool{}
+	for _, x := range p.HTTPExchanges() {
+		if _, ok := x.RequestHeader("Last-Event-ID"); !ok || x.Method() != "GET" {
+			continue
+		}
+		for _, r := range x.Received {
+			out[r.Seq] = true
+		}
+	}
+	return out
+}
+
+// Streams returns the HTTP exchange whose response carried each received
+// message entry, by the entry's sequence number: messages of different
+// exchanges come over different connections, and the order in which
+// they were read says nothing of the order in which they were sent.
+func (p *Process) Streams() map[int]int {
+	out := map[int]int{}
+	for _, x := range p.HTTPExchanges() {
+		for _, r := range x.Received {
+			out[r.Seq] = x.N
+		}
+	}
+	return out
+}

@@ -289,3 +289,10 @@ func (c *Client) close() {
 	}
 	c.trans.Finish()
 }
+
+// HTTP returns the connection's prober when it is a Streamable HTTP
+// session, nil otherwise.
+func (c *Client) HTTP() transport.HTTPProber {
+	p, _ := c.conn.(transport.HTTPProber)
+	return p
+}

@@ -393,6 +393,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		s = h.sharedSession()
 	case h.variants.has("http-stateless"):
+		if e := h.versionHeader(r); e != nil {
+			h.write(w, e)
+			return
+		}
 		s = h.statelessSession(r, b)
 		defer s.end()
 	case b.method == "initialize" && len(b.requests) == 1 && !b.batch:
@@ -423,12 +427,36 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	s.conn.answer(w, r, b)
 }
 
-// notices refuses a POST of notifications or responses the mock cannot
-// accept: one whose params is not an object.
+// notices refuses a POST holding no request that the mock cannot accept:
+// an empty batch, a message that is neither a notification nor a
+// response, or a notification whose params is not an object. The refusal
+// is the POST's own answer ("If the server cannot accept the input, it
+// MUST return an HTTP error status code"), never a message on another
+// stream: an error with a null id on the GET stream would be a response
+// where none may go.
 func notices(b *body) *httpError {
+	invalid := func(why string) *httpError {
+		return &httpError{status: http.StatusBadRequest, code: wire.CodeInvalidRequest, msg: "Invalid request: " + why}
+	}
+	if len(b.msgs) == 0 {
+		return invalid("an empty batch")
+	}
 	for _, m := range b.msgs {
+		if v, _ := wire.String(m["jsonrpc"]); v != "2.0" {
+			return invalid(`"jsonrpc" must be "2.0"`)
+		}
+		_, result := m["result"]
+		_, failure := m["error"]
+		_, id := m["id"]
+		method, hasMethod := m["method"]
+		switch {
+		case hasMethod && wire.Type(method) != "string":
+			return invalid(`"method" must be a string`)
+		case !hasMethod && !(id && (result || failure)):
+			return invalid(`"method" is missing`)
+		}
 		if p, ok := m["params"]; ok && wire.Type(p) != "object" {
-			return &httpError{status: http.StatusBadRequest, code: wire.CodeInvalidRequest, msg: "Invalid request: params must be an object"}
+			return invalid("params must be an object")
 		}
 	}
 	return nil
@@ -460,7 +488,9 @@ func (h *HTTPHandler) validateModern(r *http.Request, b *body) *httpError {
 	switch v, ok := r.Header["Mcp-Protocol-Version"]; {
 	case !ok:
 		return mismatch("the MCP-Protocol-Version header is missing")
-	case v[0] != metaVersion:
+	case metaVersion != "" && v[0] != metaVersion:
+		// A body that names no version is malformed, not in
+		// disagreement: its -32602 comes from the mock.
 		return mismatch("MCP-Protocol-Version %q does not match the body's %q", v[0], metaVersion)
 	}
 	switch m, ok := r.Header["Mcp-Method"]; {
@@ -473,7 +503,10 @@ func (h *HTTPHandler) validateModern(r *http.Request, b *body) *httpError {
 	if member == "" {
 		return nil
 	}
-	want, _ := wire.String(wire.Object(b.params)[member])
+	want, named := wire.String(wire.Object(b.params)[member])
+	if !named {
+		return nil // no name to mirror: the mock refuses the params with -32602
+	}
 	got, ok := r.Header["Mcp-Name"]
 	if !ok {
 		return mismatch("the Mcp-Name header is missing")
@@ -513,6 +546,13 @@ func decodeSentinel(v string) string {
 func (h *HTTPHandler) statelessSession(r *http.Request, b *body) *httpSession {
 	s := h.newSession("")
 	if b.method == "initialize" {
+		// Requests name their version from 2025-06-18 on, and a request
+		// that names none is taken as 2025-03-26 (as the transports page
+		// says): a 2024-11-05 client could not be served as one, so it
+		// is offered 2025-03-26 instead.
+		if v, _ := wire.String(wire.Object(b.params)["protocolVersion"]); v == "2024-11-05" {
+			b.raw = bytes.Replace(b.raw, []byte(`"2024-11-05"`), []byte(`"2025-03-26"`), 1)
+		}
 		return s
 	}
 	v := r.Header.Get("MCP-Protocol-Version")

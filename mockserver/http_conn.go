@@ -377,7 +377,9 @@ func (c *httpConn) answer(w http.ResponseWriter, r *http.Request, b *body) {
 	modern := b.modern(r)
 	mode := "sse"
 	switch {
-	case h.variants.has("http-json-responses"), h.faults.has("http-request-text-plain") && b.method != "initialize":
+	case h.variants.has("http-json-responses") && b.method != "subscriptions/listen", h.faults.has("http-request-text-plain") && b.method != "initialize":
+		// A listen stream is a stream whatever the variant: its
+		// notifications have nowhere else to go.
 		mode = "json"
 	case h.variants.has("http-sse-always"), modern && h.faults.has("http-request-on-stream"):
 	case modern:

@@ -259,6 +259,12 @@ func TestHTTPSession(t *testing.T) {
 	if a := c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/x","params":"no"}`, nil); a.status != http.StatusBadRequest {
 		t.Errorf("a notification whose params is a string: status %d, want 400", a.status)
 	}
+	for _, body := range []string{`[]`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","method":"notifications/x"}`, `{"jsonrpc":"2.0","method":7}`} {
+		// Refused in the POST's own answer, never on another stream.
+		if a := c.do(http.MethodPost, body, nil); a.status != http.StatusBadRequest || errCode(t, a) != -32600 {
+			t.Errorf("POST %s: status %d, body %q; want 400 with -32600", body, a.status, a.body)
+		}
+	}
 	if a := c.do(http.MethodDelete, "", nil); a.status != http.StatusOK {
 		t.Fatalf("DELETE: status %d", a.status)
 	}

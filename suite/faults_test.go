@@ -36,6 +36,13 @@ func runMock(t *testing.T, version string, faults ...string) (*evidence.Run, []r
 			cfg.Timeout = 30 * time.Second
 		}
 	}
+	return runConfig(t, cfg)
+}
+
+// runConfig runs the whole suite with cfg, checks that it ended within
+// its deadline, and judges it.
+func runConfig(t *testing.T, cfg execute.Config) (*evidence.Run, []reports.Result) {
+	t.Helper()
 	// The run's own deadline; ending within it (plus the shutdown grace of
 	// its processes) is what "within its deadlines" means here.
 	const runDeadline = 2 * time.Minute
@@ -217,6 +224,13 @@ func TestBulkFaultsAreDetected(t *testing.T) {
 // outcome as TestEveryFaultIsDetected says.
 func checkFault(t *testing.T, f mockserver.Fault) {
 	run, results := runMock(t, f.Version, f.Name)
+	judgeFault(t, f, run, results)
+}
+
+// judgeFault judges a run against a server with fault f as
+// TestEveryFaultIsDetected says.
+func judgeFault(t *testing.T, f mockserver.Fault, run *evidence.Run, results []reports.Result) {
+	t.Helper()
 	v := f.Version
 	if v == "" && len(run.Versions) > 0 {
 		v = run.Versions[0]

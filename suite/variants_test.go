@@ -64,14 +64,21 @@ func TestLegalVariationsAreConformant(t *testing.T) {
 					}
 				}
 			}
-			for _, r := range results {
-				switch {
-				case r.Verdict == reports.Fail, r.Verdict == reports.Error:
-					t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-				case r.Verdict == reports.Warn && !slices.Contains(v.Breaks, r.Requirement):
-					t.Errorf("warn %s [%s, %s], a rule the variation does not break: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-				}
-			}
+			judgeVariant(t, v, results)
 		})
+	}
+}
+
+// judgeVariant fails the test for a fail or an error, and for a warning
+// under a rule the variation does not declare it breaks.
+func judgeVariant(t *testing.T, v mockserver.Variant, results []reports.Result) {
+	t.Helper()
+	for _, r := range results {
+		switch {
+		case r.Verdict == reports.Fail, r.Verdict == reports.Error:
+			t.Errorf("%s %s [%s, %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+		case r.Verdict == reports.Warn && !slices.Contains(v.Breaks, r.Requirement):
+			t.Errorf("warn %s [%s, %s], a rule the variation does not break: %s", r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+		}
 	}
 }

@@ -48,8 +48,10 @@ type HTTP struct {
 	// server's exit ends its connection.
 	Server *Launched
 	// NoListen leaves out the GET stream a handshake-era session opens
-	// once initialized.
-	NoListen bool
+	// once initialized; ListenTag, when set, is the tag of that GET's
+	// entry (a probe that needs the stream names it).
+	NoListen  bool
+	ListenTag string
 	// TLS, when set, is the TLS configuration of an https URL (the roots
 	// that trust a test server's certificate); HTTP/1.1 is always asked.
 	TLS *tls.Config
@@ -205,7 +207,14 @@ type httpConn struct {
 	closing   bool // Close began: no more writes
 	// modernSeen: a request named 2026-07-28 in its _meta.
 	modernSeen bool
-	quitOnce   sync.Once
+	// edits change the header of the POST of a request, by its id
+	// (HTTPProber.Edit); deleted: a probe ended the session with DELETE.
+	edits   map[string]HTTPEdit
+	deleted bool
+	// lingering are the streams that carried every response they owed
+	// and were still open then (exchange.linger).
+	lingering []chan struct{}
+	quitOnce  sync.Once
 
 	endMu   sync.Mutex
 	ended   bool
@@ -222,7 +231,11 @@ type httpConn struct {
 // with the events that carried it, or requests it ended without
 // answering.
 type item struct {
-	events     []transcript.Event
+	events []transcript.Event
+	tag    string // of the first event's entry: a probe's request
+	// after, when set, is called once Read has recorded everything
+	// pushed before the item.
+	after      func()
 	line       *wire.Line
 	unanswered *Unanswered
 }
@@ -256,6 +269,9 @@ func (c *httpConn) Read() (Frame, error) {
 			}
 		}
 		switch {
+		case it.after != nil:
+			it.after()
+			continue
 		case it.line != nil:
 			// More stays unset: frames of different exchanges did not
 			// arrive together, and what waits may be events alone.
@@ -266,8 +282,12 @@ func (c *httpConn) Read() (Frame, error) {
 			}
 			return Frame{Unanswered: it.unanswered}, nil
 		}
-		for _, ev := range it.events {
-			c.rec.Event(ev)
+		for i := range it.events {
+			e := transcript.Entry{Dir: transcript.Note, Event: &it.events[i]}
+			if i == 0 {
+				e.Tag = it.tag
+			}
+			c.rec.Add(e)
 		}
 	}
 }
@@ -368,6 +388,9 @@ func (c *httpConn) Announce(frame []byte) []transcript.Event {
 		return []transcript.Event{{Text: p.skip}}
 	}
 	f := c.postFields(facts)
+	if e, ok := c.editFor(facts.ids); ok {
+		e.apply(f)
+	}
 	c.exchanges++
 	p.ex = &exchange{c: c, n: c.exchanges, method: http.MethodPost, url: c.url, fields: f, body: frame, rpc: facts.method, ids: facts.ids, modern: facts.modern != "", initialize: facts.initialize}
 	return []transcript.Event{{HTTPRequest: p.ex.event(len(frame))}}
@@ -401,6 +424,14 @@ func (c *httpConn) postFields(facts frameFacts) *fields {
 					}
 				}
 			}
+		}
+	case c.modernLocked() && facts.method != "" && !facts.initialize:
+		// A message of a 2026-07-28 session whose body names no version
+		// (a probe of a malformed envelope): the headers still say what
+		// a client of the session's version always says.
+		f.set(hdrProtocolVersion, wire.Modern)
+		if facts.request {
+			f.set(hdrMethod, facts.method)
 		}
 	case c.version != "" && wire.AtLeast(c.version, wire.V20250618):
 		// "the client MUST include the MCP-Protocol-Version:
@@ -447,7 +478,7 @@ func (c *httpConn) Write(frame []byte, timeout time.Duration) error {
 	}
 	if p.skip != "" {
 		if p.cancel != nil {
-			p.cancel.stop("the client closed the stream to cancel the request")
+			p.cancel.stop("closed by the harness to cancel the request")
 		}
 		return nil
 	}
@@ -530,13 +561,13 @@ func (c *httpConn) listen() {
 	}
 	c.listening = true
 	c.mu.Unlock()
-	c.get("", maxReconnects, nil)
+	c.get(c.cfg.ListenTag, "", maxReconnects, nil)
 }
 
 // get opens a GET stream, resuming after lastID when it is set. ids are
 // requests still waiting whose answers may come on it (a resumed POST
 // stream's). It reports whether the stream was opened.
-func (c *httpConn) get(lastID string, reconnects int, ids []json.RawMessage) bool {
+func (c *httpConn) get(tag, lastID string, reconnects int, ids []json.RawMessage) bool {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
@@ -562,7 +593,7 @@ func (c *httpConn) get(lastID string, reconnects int, ids []json.RawMessage) boo
 	}
 	c.mu.Unlock()
 	ex.init(c.ctx)
-	c.record(transcript.Event{HTTPRequest: ex.event(-1)})
+	c.push(item{events: []transcript.Event{{HTTPRequest: ex.event(-1)}}, tag: tag})
 	c.running.Add(1)
 	go ex.run()
 	return true
@@ -573,7 +604,7 @@ func (c *httpConn) get(lastID string, reconnects int, ids []json.RawMessage) boo
 // MCP endpoint with the MCP-Session-Id header". It waits at most wait.
 func (c *httpConn) deleteSession(wait time.Duration) {
 	c.mu.Lock()
-	if c.session == "" {
+	if c.session == "" || c.deleted {
 		c.mu.Unlock()
 		return
 	}
@@ -619,7 +650,12 @@ func (c *httpConn) Close(grace time.Duration) {
 	c.endMu.Unlock()
 	c.mu.Lock()
 	c.closing = true
+	lingering := c.lingering
 	c.mu.Unlock()
+	// A stream left open after its responses gets its whole window before
+	// the session ends: ended by the session instead, it would look like
+	// a stream its server ended.
+	c.waitLingering(lingering, min(grace, lingerWindow+lingerWindow/2))
 	select {
 	case <-c.done:
 	default:
@@ -628,6 +664,24 @@ func (c *httpConn) Close(grace time.Duration) {
 	c.cancel()
 	c.finish(grace)
 	c.end(ExitInfo{Exited: true, Hangup: true, Stage: string(transcript.SessionEnded)}, "")
+}
+
+// waitLingering waits for the streams to end, at most wait in all, and
+// not once the session was hurried.
+func (c *httpConn) waitLingering(streams []chan struct{}, wait time.Duration) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for _, done := range streams {
+		select {
+		case <-done:
+		case <-t.C:
+			return
+		case <-c.hurryCh:
+			return
+		case <-c.done:
+			return
+		}
+	}
 }
 
 // finish waits at most wait for every exchange to have handed over its

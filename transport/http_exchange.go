@@ -43,6 +43,12 @@ type exchange struct {
 	modern, initialize bool
 	// reconnects is how many resumptions are left for the stream.
 	reconnects int
+	// events, when positive, is how many server-sent events a probe
+	// reads before it closes the stream; seen counts them. recorded, set
+	// for a probe's exchange, is closed once the transcript holds all of
+	// it.
+	events, seen int
+	recorded     chan struct{}
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -116,6 +122,9 @@ func (ex *exchange) lists(id json.RawMessage, method string) bool {
 // run sends the request, follows redirects on the same host, and reads
 // the response.
 func (ex *exchange) run() {
+	if ex.recorded != nil {
+		defer ex.c.push(item{after: func() { close(ex.recorded) }})
+	}
 	defer ex.c.running.Done()
 	defer close(ex.finished)
 	defer ex.c.forget(ex)
@@ -377,8 +386,13 @@ func (ex *exchange) deliver(l *wire.Line, evs ...transcript.Event) {
 
 // linger closes a stream that stays open after carrying every response
 // it owed: "After the JSON-RPC response has been sent, the server SHOULD
-// terminate the SSE stream". The window is the request deadline; what
-// the stream does until then is recorded.
+// terminate the SSE stream". The window is lingerWindow (the request
+// deadline when shorter); what the stream does until then is recorded.
+// lingerWindow is how long a stream may stay open after its last
+// response before the harness closes it: a server that ends its streams
+// does so at once, and one that does not shows it within a run.
+const lingerWindow = time.Second
+
 func (ex *exchange) linger() {
 	if len(ex.ids) == 0 || len(ex.remaining()) > 0 {
 		return
@@ -390,7 +404,10 @@ func (ex *exchange) linger() {
 	}
 	ex.lingers = true
 	ex.mu.Unlock()
-	window := ex.c.timeout
+	ex.c.mu.Lock()
+	ex.c.lingering = append(ex.c.lingering, ex.finished)
+	ex.c.mu.Unlock()
+	window := min(ex.c.timeout, lingerWindow)
 	go func() {
 		t := time.NewTimer(window)
 		defer t.Stop()

@@ -211,6 +211,12 @@ func (ex *exchange) onEvent(ev *rawEvent) bool {
 	if !ev.fields {
 		return true // comments only: nothing to record
 	}
+	if ex.events > 0 {
+		ex.seen++
+		if ex.seen == ex.events {
+			defer ex.stop(fmt.Sprintf("closed by the harness: the probe reads %d event(s) of it", ex.events))
+		}
+	}
 	got, ok := dispatched(append(ev.text, '\n'))
 	sev := ex.sseEvent(ev)
 	if ok && got.Data != "" {
@@ -237,7 +243,7 @@ func (ex *exchange) sseEvent(ev *rawEvent) *transcript.SSEEvent {
 // a listening GET stream only when it asked for a retry; 2026-07-28
 // streams are never resumed. It reports whether a resumption was begun.
 func (ex *exchange) resume(lastID string, retry *int64, left []json.RawMessage) bool {
-	if lastID == "" || ex.modern || ex.reconnects <= 0 || ex.c.ctx.Err() != nil || ex.stopped() != "" {
+	if lastID == "" || ex.modern || ex.reconnects <= 0 || ex.c.ctx.Err() != nil || ex.stopped() != "" || ex.c.sessionDeleted() {
 		return false
 	}
 	if ex.method == http.MethodGet && len(left) == 0 && retry == nil {
@@ -258,7 +264,7 @@ func (ex *exchange) resume(lastID string, retry *int64, left []json.RawMessage) 
 		defer t.Stop()
 		select {
 		case <-t.C:
-			if ex.c.get(lastID, ex.reconnects-1, left) {
+			if ex.c.get("", lastID, ex.reconnects-1, left) {
 				return
 			}
 		case <-ex.c.ctx.Done():

@@ -138,7 +138,10 @@ func checkHTTPMissingMeta(j *J) Finding {
 	t := &tally{}
 	for _, x := range modernPOSTs(j) {
 		reqs := x.Requests()
-		if len(reqs) != 1 || len(missingMeta(reqs[0])) == 0 || needsToken(t, x) {
+		if code, coded := errorOf(x); len(reqs) != 1 || len(missingMeta(reqs[0])) == 0 || coded && code != wire.CodeInvalidParams || needsToken(t, x) {
+			// The status goes with the -32602 that rejects a missing
+			// field; a request refused for another fault first (an array
+			// of params, a removed method) is that fault's.
 			continue
 		}
 		t.judged()

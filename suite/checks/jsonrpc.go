@@ -287,6 +287,7 @@ func checkIDEcho(j *J) Finding {
 	for _, p := range j.Processes {
 		answered := map[string]bool{}
 		late := unansweredIDs(p)
+		replayed := p.Replayed()
 		sentBeyond := false
 		for _, x := range p.Exchanges() {
 			sentBeyond = sentBeyond || wire.BeyondSafeInteger(x.ID)
@@ -300,7 +301,7 @@ func checkIDEcho(j *J) Finding {
 			}
 		}
 		for _, r := range p.Replies() {
-			if p.Provoked(r.Seq) || wire.IsNullID(r.Msg.ID) || r.To >= 0 {
+			if p.Provoked(r.Seq) || wire.IsNullID(r.Msg.ID) || r.To >= 0 || replayed[r.Seq] {
 				continue
 			}
 			t.judged()

@@ -89,13 +89,18 @@ type progressNote struct {
 // It returns why a check that judged nothing judged nothing.
 func eachProgress(j *J, f func(n progressNote)) (nothing string) {
 	tokens := map[*evidence.Process]map[string][]tokenRequest{}
+	streams := map[*evidence.Process]map[int]int{}
+	replayed := map[*evidence.Process]map[int]bool{}
 	left := 0
 	eachMessage(j, func(p *evidence.Process, e transcript.Entry, m *wire.Message) {
 		if m.Kind() != wire.KindNotification || m.Method != "notifications/progress" {
 			return
 		}
 		if tokens[p] == nil {
-			tokens[p] = progressTokens(p)
+			tokens[p], streams[p], replayed[p] = progressTokens(p), p.Streams(), p.Replayed()
+		}
+		if replayed[p][e.Seq] {
+			return // a resumed stream repeats what was sent before
 		}
 		params := wire.Object(m.Params)
 		if params == nil {
@@ -115,7 +120,10 @@ func eachProgress(j *J, f func(n progressNote)) (nothing string) {
 			if r.sent > e.Seq {
 				continue
 			}
-			if r.answered >= 0 && r.answered < e.Seq {
+			if on, ok := streams[p][e.Seq]; r.answered >= 0 && r.answered < e.Seq && !(ok && on != streams[p][r.answered]) {
+				// Over HTTP only what came on one stream is in the order
+				// it was sent: a notification on another stream than the
+				// response (the GET stream, say) may have been sent first.
 				n.why = fmt.Sprintf("it names the token %s of a request answered before it: the operation was no longer in progress", clipJSON(n.token, 60))
 				break
 			}

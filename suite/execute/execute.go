@@ -243,6 +243,8 @@ type executor struct {
 	// server is the HTTP server the run launched.
 	dial   transport.Dial
 	server *transport.Launched
+	// unopened is set once the probes of a refused opening request ran.
+	unopened atomic.Bool
 }
 
 // progressToken returns a progress token no other request of the run

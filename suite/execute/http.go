@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -29,7 +30,7 @@ func (x *executor) reach(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		h := transport.HTTP{URL: t.URL, Header: t.Header}
+		h := transport.HTTP{URL: t.URL, Header: t.Header, ListenTag: x.listenTag()}
 		network, addr := "tcp", u.Host
 		if u.Port() == "" {
 			port := "80"
@@ -93,7 +94,7 @@ func (x *executor) reach(ctx context.Context) error {
 		return nil
 	}
 	x.run.URL = "http://" + addr + path
-	x.dial = transport.HTTP{URL: x.run.URL, Header: t.Header, Server: srv}.Dial
+	x.dial = transport.HTTP{URL: x.run.URL, Header: t.Header, Server: srv, ListenTag: x.listenTag()}.Dial
 	return nil
 }
 
@@ -113,4 +114,13 @@ func (x *executor) stopServer(ctx context.Context) {
 	x.server.Close(grace)
 	x.run.Server.StderrTail = x.server.StderrTail()
 	x.run.Server.StderrBytes = x.server.StderrBytes()
+}
+
+// listenTag tags the GET stream each handshake-era session opens when a
+// selected check needs it (plan.ProbeHTTPGet): that stream is the probe.
+func (x *executor) listenTag() string {
+	if x.needs(plan.ProbeHTTPGet) {
+		return plan.ProbeHTTPGet.Tag()
+	}
+	return ""
 }

@@ -78,6 +78,7 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 	}
 	if h.err != "" {
 		p.ev.Role = evidence.RoleNegotiation
+		x.unopenedProbes(ctx, p)
 		echoes := p.ev.Echoes()
 		if !wroteStdout(p.ev) || echoes {
 			x.mu.Lock()
@@ -342,6 +343,7 @@ func (l *live) sharedWork(ctx context.Context) {
 	} else {
 		l.legacyProbes(ctx)
 	}
+	l.httpProbes(ctx)
 	for _, t := range l.x.testsOf(plan.KindShared) {
 		if ctx.Err() != nil {
 			break

@@ -19,6 +19,7 @@ func (x *executor) runModern(ctx context.Context) bool {
 	ok, why := p.discover(ctx, evidence.TagInit, x.cfg.StartTimeout)
 	if !ok {
 		p.ev.Role = evidence.RoleNegotiation
+		x.unopenedProbes(ctx, p)
 		stage := "initialize"
 		for _, d := range p.ev.Tagged(evidence.TagInit) {
 			if d.OK() {

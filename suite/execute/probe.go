@@ -153,10 +153,12 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			}()
 			probe.disposableWork(ctx, p, all, queue)
 			wg.Wait()
+			probe.deleteProbe(ctx)
 			return
 		}
 	}
 	probe.disposableWork(ctx, p, all, nil)
+	probe.deleteProbe(ctx)
 }
 
 // serving reports whether q answers a request after its handshake, as a
