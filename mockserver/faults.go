@@ -316,6 +316,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "huge-response", Bulk: true, Layer: "process", Requirement: "STDIO-02", Harness: true, Description: "lists an extra resource whose read returns 50 MiB of text on one line"}},
 	{Fault: Fault{Name: "huge-line", Bulk: true, Layer: "process", Requirement: "STDIO-03", Description: "writes a 50 MiB garbage line (no newline inside it) at start, then behaves"}},
 	{Fault: Fault{Name: "huge-line-unterminated", Bulk: true, Layer: "process", Requirement: "STDIO-03", Also: []string{"LIFE-01", "JSONRPC-18"}, Description: "writes 50 MiB of garbage with no newline at start, so the first message is glued onto it"}},
+	{Fault: Fault{Name: "ci-commands", Layer: "process", Requirement: "LIFE-03", Harness: true, Also: []string{"TOOLS-12"}, Description: "serverInfo name, tool names, resource names, error messages and stderr lines carry CI workflow commands (::add-mask::, ::error::, ##[group]); legal apart from the tool names, and no report may pass them on"}},
 	{Fault: Fault{Name: "hostile-strings", Layer: "process", Requirement: "RES-READ-04", Description: "names, descriptions, texts and error messages carry markup, ANSI CSI/OSC sequences, C0 controls (NUL in texts) and lone surrogates"}},
 }
 

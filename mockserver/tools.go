@@ -33,6 +33,9 @@ func (s *server) toolName(t *toolEntry) string {
 	if len(s.tools) > 0 && t == s.tools[0] && s.faults.has("bad-tool-name") && s.atLeast(v20251125) {
 		return badToolName
 	}
+	if len(s.tools) > 0 && t == s.tools[0] && s.faults.has("ci-commands") {
+		return "::error::" + t.Name
+	}
 	return t.Name
 }
 

@@ -19,6 +19,10 @@ import (
 // line breaks, prose escapes Markdown punctuation, and every fenced block is
 // fenced with more backticks than any run inside it.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	return commandSafe(w, func(w io.Writer) error { return writeMarkdown(w, r) })
+}
+
+func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	s := summarize(r)
 
