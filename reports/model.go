@@ -258,13 +258,14 @@ func (r *Report) Count() {
 		}
 	}
 	switch {
-	case r.Interrupted != "":
-		// A run cut short judged too little to be called either way.
-		s.Verdict = "error"
 	case s.Fail > 0 || len(r.Stale) > 0:
-		// Even by a server that never started: a failure seen on the
-		// way is never hidden.
+		// Even by a server that never started, or in a run cut short: a
+		// failure seen on the way is never hidden.
 		s.Verdict = "nonconformant"
+	case r.Interrupted != "":
+		// A run cut short that failed nothing judged too little to be
+		// called conformant.
+		s.Verdict = "error"
 	case r.DidNotStart != nil:
 		// One that never started, and failed nothing on the way, judged
 		// too little.

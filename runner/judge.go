@@ -101,8 +101,10 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 	for _, why := range rep.Incomplete {
 		out.note("%s; what it held is judged, and the run is not called conformant", reports.Escape(why))
 	}
-	if rep.Interrupted != "" {
-		// The report says why, and the command where it is.
+	if rep.Interrupted != "" && out.Status != Nonconformant {
+		// The report says why, and the command where it is. A failure
+		// observed before the cut stays a failure; short of one, a run
+		// cut short is never called conformant.
 		rep.Summary.Verdict = reports.ErrorVerdict
 		out.Status = Incomplete
 	}
