@@ -56,6 +56,13 @@ func main() {
 		// 50 MB response is kept whole.)
 		debug.SetMemoryLimit(memoryLimit)
 	}
+	if len(os.Args) < 2 || os.Args[1] != "mock" {
+		// The reference server is left as any server is: its own
+		// process, which tests and users inspect through /proc.
+		if err := harden(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the process non-dumpable: %v\n", err)
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
