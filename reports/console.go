@@ -248,6 +248,7 @@ func (c console) header(r *Report) {
 		}
 	}
 	field("target:", strings.Join(r.Target.Command, " "))
+	field("vectors:", r.Target.Vectors)
 	field("url:", r.Target.URL)
 	field("server:", serverInfoText(r.Target.ServerInfo))
 	field("tools:", r.Target.ToolCallsText())

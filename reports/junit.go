@@ -289,6 +289,7 @@ func junitTargetProperties(r *Report) *junitProperties {
 	}
 	add("command", strings.Join(r.Target.Command, " "))
 	add("url", r.Target.URL)
+	add("vectors", r.Target.Vectors)
 	add("server", serverInfoText(r.Target.ServerInfo))
 	add("protocolVersion", r.Target.ProtocolVersion)
 	add("toolVersion", r.Tool.Version)

@@ -100,6 +100,9 @@ func mdTarget(w io.Writer, r *Report) {
 	if r.Target.URL != "" {
 		fmt.Fprintf(w, "- URL: %s\n", mdCode(truncateBytes(r.Target.URL, docTranscriptBytes)))
 	}
+	if r.Target.Vectors != "" {
+		fmt.Fprintf(w, "- Vectors: %s\n", mdText(truncateBytes(r.Target.Vectors, docTranscriptBytes)))
+	}
 	if si := serverInfoText(r.Target.ServerInfo); si != "" {
 		fmt.Fprintf(w, "- Server: %s\n", mdText(truncateBytes(si, docTranscriptBytes)))
 	}

@@ -87,6 +87,10 @@ type Tool struct {
 // Target describes the server under test as it presented itself.
 type Target struct {
 	Command []string `json:"command"`
+	// Vectors says where the vectors judged came from when a run is
+	// judged again from its evidence: this mcpconform's own, or the
+	// evidence file's (which could grade anything as it likes).
+	Vectors string `json:"vectors,omitempty"`
 	// Transport is how the server was reached: "stdio", or "http" for a
 	// server at URL (the endpoint; for a server launched from Command, where
 	// it listened).

@@ -90,6 +90,11 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 		rep.Summary.Verdict = reports.Nonconformant
 		out.note("--strict: %d warning(s) fail the run", rep.Summary.Warn)
 	}
+	if rep.Summary.Verdict == reports.Conformant && !judgedAny(results) {
+		// Skips only: a run that judged nothing is never conformant.
+		rep.Summary.Verdict = reports.ErrorVerdict
+		out.note("no check judged anything (%d skipped): the run is not called conformant", len(results))
+	}
 	switch rep.Summary.Verdict {
 	case reports.Nonconformant:
 		out.Status = Nonconformant
@@ -177,4 +182,15 @@ func (r *Runner) judgeWithin(ctx context.Context, run *evidence.Run, files []*ve
 		}
 	}
 	return out, cut
+}
+
+// judgedAny reports whether any result judged something: a verdict other
+// than skip or error.
+func judgedAny(results []reports.Result) bool {
+	for _, r := range results {
+		if r.Verdict != reports.Skip && r.Verdict != reports.Error {
+			return true
+		}
+	}
+	return false
 }
