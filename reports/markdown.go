@@ -263,11 +263,35 @@ func mdLink(text, url string) string {
 
 // mdText escapes s for Markdown prose on one line: Markdown punctuation is
 // backslash-escaped and HTML is written as entities, so server text can
-// neither format nor link nor inject markup.
+// neither format nor link nor inject markup. A word GitHub would turn into
+// a link or a mention (a URL, www., an @name or an address) becomes inline
+// code, which it leaves alone: a report pasted into a pull request pings
+// no one and links nowhere.
 func mdText(s string) string {
 	s = sanitize(s, oneLine)
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if linkable(w) && !strings.ContainsAny(w, "|`") {
+			words[i] = "`" + w + "`"
+			continue
+		}
+		words[i] = mdEscape(w, linkable(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// linkable reports whether GitHub's Markdown would make w, or part of it,
+// a link or a mention.
+func linkable(w string) bool {
+	lw := strings.ToLower(w)
+	return strings.Contains(lw, "://") || strings.Contains(lw, "www.") || strings.Contains(lw, "@")
+}
+
+// mdEscape backslash-escapes Markdown punctuation in w and writes HTML
+// as entities; with link set, also the ":", "." and "@" that start a link.
+func mdEscape(w string, link bool) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range w {
 		switch r {
 		case '<':
 			b.WriteString("&lt;")
@@ -277,6 +301,11 @@ func mdText(s string) string {
 			b.WriteString("&amp;")
 		case '\\', '`', '*', '_', '[', ']', '|', '~', '#', '!':
 			b.WriteByte('\\')
+			b.WriteRune(r)
+		case ':', '.', '@':
+			if link {
+				b.WriteByte('\\')
+			}
 			b.WriteRune(r)
 		default:
 			b.WriteRune(r)
