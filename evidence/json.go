@@ -26,10 +26,34 @@ func (r *Run) SaveFile(path string) error {
 	return f.Close()
 }
 
-// Load reads a run saved by Save.
+// The bounds of an evidence file, which may come from anywhere: judging it
+// must cost no more than the run that could have recorded it.
+const (
+	// MaxFileBytes is the largest evidence file Load reads.
+	MaxFileBytes = 256 << 20
+	// MaxDepth is the deepest nesting of arrays and objects it reads: the
+	// harness's own cap on a message (512 levels) plus the evidence's own
+	// structure around it.
+	MaxDepth = 600
+)
+
+// Load reads a run saved by Save. It refuses a file larger than
+// MaxFileBytes or nested deeper than MaxDepth, and one that lacks what
+// every recorded run has (a format, and the processes it started or why
+// none started).
 func Load(rd io.Reader) (*Run, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading evidence: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("evidence larger than %d MiB: refused, as a run's own budgets would have cut it", MaxFileBytes>>20)
+	}
+	if d := depth(data); d > MaxDepth {
+		return nil, fmt.Errorf("evidence nested deeper than %d levels: refused, as the harness refuses such messages", MaxDepth)
+	}
 	var r Run
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("reading evidence: %w", err)
 	}
 	switch {
@@ -41,8 +65,38 @@ func Load(rd io.Reader) (*Run, error) {
 	default:
 		return nil, fmt.Errorf("no evidence format (%d): not a file that mcpconform --evidence wrote", r.Format)
 	}
+	if r.Processes == nil && r.Server == nil && r.Fatal == nil {
+		return nil, fmt.Errorf("the evidence records no process, no server and no reason why: not a run that mcpconform --evidence wrote")
+	}
 	r.Bind()
 	return &r, nil
+}
+
+// depth returns the deepest nesting of arrays and objects in the JSON
+// text data, stopping as soon as it passes MaxDepth.
+func depth(data []byte) int {
+	d, deepest, inString := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			d++
+			if d > deepest {
+				deepest = d
+				if d > MaxDepth {
+					return d
+				}
+			}
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return deepest
 }
 
 // fromFormat1 brings a format 1 run to the current format: every format 1

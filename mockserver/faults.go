@@ -179,7 +179,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "tools-not-array", Layer: "tools", Requirement: "TOOLS-04", Description: "tools in the tools/list result is an object keyed by name"}},
 	{Fault: Fault{Name: "tool-no-input-schema", Layer: "tools", Requirement: "TOOLS-06", Description: "the first listed tool has no inputSchema"}},
 	{Fault: Fault{Name: "tool-input-schema-not-object", Layer: "tools", Requirement: "TOOLS-07", Description: `the first listed tool's inputSchema is {"type": "string"}`}},
-	{Fault: Fault{Name: "duplicate-tool-names", Layer: "tools", Requirement: "TOOLS-13", Description: "the last page lists a second tool under the first tool's name"}},
+	{Fault: Fault{Name: "duplicate-tool-names", Layer: "tools", Requirement: "TOOLS-13", Description: "the first page lists a second tool under the first tool's name, annotated destructive where the first is read-only"}},
 	{Fault: Fault{Name: "bad-tool-name", Layer: "tools", Requirement: "TOOLS-12", Version: "2025-11-25", Description: `in sessions at 2025-11-25 or later the first tool is named "echo text!" (a space and a "!") and is called by that name`}},
 	{Fault: Fault{Name: "tool-title-not-string", Layer: "tools", Requirement: "TOOLS-09", Version: "2025-06-18", Description: "in sessions at 2025-06-18 or later the first listed tool's title is the number 7"}},
 	{Fault: Fault{Name: "tool-annotations-bad-hint", Layer: "tools", Requirement: "TOOLS-10", Version: "2025-03-26", Description: `in sessions at 2025-03-26 or later the first listed tool's annotations are {"readOnlyHint": "yes"} (a string, not a boolean)`}},
@@ -316,6 +316,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "huge-response", Bulk: true, Layer: "process", Requirement: "STDIO-02", Harness: true, Description: "lists an extra resource whose read returns 50 MiB of text on one line"}},
 	{Fault: Fault{Name: "huge-line", Bulk: true, Layer: "process", Requirement: "STDIO-03", Description: "writes a 50 MiB garbage line (no newline inside it) at start, then behaves"}},
 	{Fault: Fault{Name: "huge-line-unterminated", Bulk: true, Layer: "process", Requirement: "STDIO-03", Also: []string{"LIFE-01", "JSONRPC-18"}, Description: "writes 50 MiB of garbage with no newline at start, so the first message is glued onto it"}},
+	{Fault: Fault{Name: "ci-commands", Layer: "process", Requirement: "LIFE-03", Harness: true, Also: []string{"TOOLS-12"}, Description: "serverInfo name, tool names, resource names, error messages and stderr lines carry CI workflow commands (::add-mask::, ::error::, ##[group]); legal apart from the tool names, and no report may pass them on"}},
 	{Fault: Fault{Name: "hostile-strings", Layer: "process", Requirement: "RES-READ-04", Description: "names, descriptions, texts and error messages carry markup, ANSI CSI/OSC sequences, C0 controls (NUL in texts) and lone surrogates"}},
 }
 

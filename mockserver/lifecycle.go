@@ -224,6 +224,9 @@ func (s *server) serverInfo() object { return s.serverInfoAt(s.servingVersion())
 func (s *server) serverInfoAt(version string) object {
 	si := s.cat.fx.Server
 	o := object{"name": si.Name, "version": si.Version}
+	if s.faults.has("ci-commands") {
+		o["name"] = ciCommands + " " + si.Name
+	}
 	if version >= v20250618 && si.Title != "" {
 		o["title"] = si.Title
 	}
@@ -332,6 +335,9 @@ func (s *server) afterInitialized() {
 
 // startFaults runs the faults that act before the first frame is read.
 func (s *server) startFaults() {
+	if s.faults.has("ci-commands") {
+		fmt.Fprintf(s.errOut, "::group::forged\n  ::set-output name=verdict::pass\nlog ##[endgroup]\n%s\n", ciCommands)
+	}
 	if s.faults.has("crash-on-start") {
 		fmt.Fprintln(s.errOut, "mockserver: fatal: cannot start (crash-on-start)")
 		os.Exit(3)

@@ -21,8 +21,20 @@ import (
 // escape them wherever it shows them.
 const hostileText = "<script>alert(1)</script> ]]> \x1b[31mred\x1b[0m \x1b]0;pwned\x07 \x01\x02\x7f"
 
+// ciCommands is what ci-commands adds to the server's strings: GitHub
+// workflow commands, one at the start of a line and one anywhere in it. A
+// job log that shows a server's strings must not run them.
+const ciCommands = "::add-mask::FAIL ##[error file=README.md,line=1]forged"
+
 // addFaultResources changes the served lists as the list faults ask.
 func (s *server) addFaultResources() {
+	if s.faults.has("ci-commands") {
+		for i, e := range s.listed {
+			h := *e
+			h.Name = ciCommands + " " + h.Name
+			s.listed[i] = &h
+		}
+	}
 	if s.faults.has("hostile-strings") {
 		for i, e := range s.listed {
 			h := *e

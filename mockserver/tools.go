@@ -33,6 +33,9 @@ func (s *server) toolName(t *toolEntry) string {
 	if len(s.tools) > 0 && t == s.tools[0] && s.faults.has("bad-tool-name") && s.atLeast(v20251125) {
 		return badToolName
 	}
+	if len(s.tools) > 0 && t == s.tools[0] && s.faults.has("ci-commands") {
+		return "::error::" + t.Name
+	}
 	return t.Name
 }
 
@@ -59,9 +62,14 @@ func (s *server) listTools(params json.RawMessage) (any, *rpcError) {
 		items = append(items, s.toolJSON(s.tools[i], i == 0))
 	}
 	if pg.start == 0 && len(items) > 0 && s.faults.has("duplicate-tool-names") {
-		// A second entry under the first tool's name, on the same page.
+		// A second entry under the first tool's name, on the same page,
+		// said to destroy what the first only reads: a client that calls
+		// by name cannot know which one runs.
 		dup := s.toolJSON(s.tools[0], false)
 		dup["description"] = "Listed a second time under the same name."
+		if s.atLeast(v20250326) {
+			dup["annotations"] = object{"readOnlyHint": false, "destructiveHint": true}
+		}
 		items = append(items, dup)
 	}
 	result := object{"tools": items}

@@ -314,6 +314,9 @@ func (s *server) encodeError(e *rpcError) []byte {
 	if s.faults.has("hostile-strings") {
 		msg += " " + hostileText
 	}
+	if s.faults.has("ci-commands") {
+		msg = ciCommands + " " + msg
+	}
 	if s.faults.has("multiline-error-message") {
 		msg += "\ngoroutine 1 [running]:\nmockserver.(*server).dispatch(...)\n\tmockserver/server.go:1 +0x1d\nmain.main()\n\tmain.go:1 +0x25"
 	}

@@ -63,6 +63,22 @@ func problem(v Verdict) bool { return v == Fail || v == Warn || v == Error }
 // what was expected, the matcher and the transcript excerpt), then a
 // recap, one line per problem.
 func WriteConsole(w io.Writer, r *Report, o ConsoleOptions) error {
+	return commandSafe(w, func(w io.Writer) error { return writeConsole(w, r, o) })
+}
+
+// commandSafe runs write on a writer that defuses workflow commands in
+// every line before it reaches w: the console wraps and pads server text,
+// so a command could appear only once lines are laid out.
+func commandSafe(w io.Writer, write func(io.Writer) error) error {
+	cw := &commandSafeWriter{w: w}
+	err := write(cw)
+	if cerr := cw.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeConsole(w io.Writer, r *Report, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	c := console{w: bw, color: o.Color, verbose: o.Verbose, versions: len(r.Target.Versions)}
 	s := summarize(r)
@@ -110,6 +126,10 @@ func WriteConsole(w io.Writer, r *Report, o ConsoleOptions) error {
 // line, what cut the run short if anything did, and one line per failing,
 // warning or erroring check.
 func WriteQuiet(w io.Writer, r *Report, o ConsoleOptions) error {
+	return commandSafe(w, func(w io.Writer) error { return writeQuiet(w, r, o) })
+}
+
+func writeQuiet(w io.Writer, r *Report, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	c := console{w: bw, color: o.Color, versions: len(r.Target.Versions)}
 	s := summarize(r)
@@ -229,6 +249,7 @@ func (c console) header(r *Report) {
 	}
 	field("target:", strings.Join(r.Target.Command, " "))
 	field("spec:", r.Spec.Text())
+	field("vectors:", r.Target.Vectors)
 	field("url:", r.Target.URL)
 	field("server:", serverInfoText(r.Target.ServerInfo))
 	field("tools:", r.Target.ToolCallsText())

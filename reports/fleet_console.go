@@ -45,6 +45,10 @@ func WriteFleetTarget(w io.Writer, t *FleetTarget, o ConsoleOptions) error {
 // terminal: every target that did not conform, one line each (every
 // target with Verbose), then WriteFleetSummary's lines.
 func WriteFleetConsole(w io.Writer, f *Fleet, o ConsoleOptions) error {
+	return commandSafe(w, func(w io.Writer) error { return writeFleetConsole(w, f, o) })
+}
+
+func writeFleetConsole(w io.Writer, f *Fleet, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	for i := range f.Targets {
 		t := &f.Targets[i]
@@ -62,6 +66,10 @@ func WriteFleetConsole(w io.Writer, f *Fleet, o ConsoleOptions) error {
 // count of each class with the fleet's class, for a console that has shown
 // each target as it ended.
 func WriteFleetSummary(w io.Writer, f *Fleet, o ConsoleOptions) error {
+	return commandSafe(w, func(w io.Writer) error { return writeFleetSummary(w, f, o) })
+}
+
+func writeFleetSummary(w io.Writer, f *Fleet, o ConsoleOptions) error {
 	bw := bufio.NewWriter(w)
 	c := console{color: o.Color}
 	for _, n := range f.Notes {

@@ -22,6 +22,10 @@ var classMeaning = map[Class]string{
 // under a heading of its own, then the matrix of checks by targets with a
 // section per target listing what did not pass.
 func WriteFleetMarkdown(w io.Writer, f *Fleet) error {
+	return commandSafe(w, func(w io.Writer) error { return writeFleetMarkdown(w, f) })
+}
+
+func writeFleetMarkdown(w io.Writer, f *Fleet) error {
 	bw := bufio.NewWriter(w)
 	s := f.Summary
 	fmt.Fprintf(bw, "# mcpconform fleet report: %s\n\n", strings.ToUpper(string(s.Class)))

@@ -191,6 +191,7 @@ func htmlTargetFacts(r *Report) []htmlFact {
 	}
 	add("Command", strings.Join(r.Target.Command, " "), true)
 	add("URL", r.Target.URL, true)
+	add("Vectors", r.Target.Vectors, false)
 	add("Server", serverInfoText(r.Target.ServerInfo), false)
 	add("Protocol version", r.Target.ProtocolVersion, true)
 	add("Versions judged", strings.Join(r.Target.Versions, ", "), true)

@@ -78,6 +78,10 @@ type (
 // (NUL and other C0 controls, U+FFFE, U+FFFF) and bytes that are not UTF-8
 // show as visible escapes. No CDATA is used, so "]]>" needs no care.
 func WriteJUnit(w io.Writer, r *Report) error {
+	return commandSafe(w, func(w io.Writer) error { return writeJUnit(w, r) })
+}
+
+func writeJUnit(w io.Writer, r *Report) error {
 	return encodeJUnit(w, junitDocument(r))
 }
 
@@ -285,6 +289,7 @@ func junitTargetProperties(r *Report) *junitProperties {
 	}
 	add("command", strings.Join(r.Target.Command, " "))
 	add("url", r.Target.URL)
+	add("vectors", r.Target.Vectors)
 	add("server", serverInfoText(r.Target.ServerInfo))
 	add("protocolVersion", r.Target.ProtocolVersion)
 	add("toolVersion", r.Tool.Version)

@@ -19,6 +19,10 @@ import (
 // line breaks, prose escapes Markdown punctuation, and every fenced block is
 // fenced with more backticks than any run inside it.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	return commandSafe(w, func(w io.Writer) error { return writeMarkdown(w, r) })
+}
+
+func writeMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	s := summarize(r)
 
@@ -95,6 +99,9 @@ func mdTarget(w io.Writer, r *Report) {
 	}
 	if r.Target.URL != "" {
 		fmt.Fprintf(w, "- URL: %s\n", mdCode(truncateBytes(r.Target.URL, docTranscriptBytes)))
+	}
+	if r.Target.Vectors != "" {
+		fmt.Fprintf(w, "- Vectors: %s\n", mdText(truncateBytes(r.Target.Vectors, docTranscriptBytes)))
 	}
 	if si := serverInfoText(r.Target.ServerInfo); si != "" {
 		fmt.Fprintf(w, "- Server: %s\n", mdText(truncateBytes(si, docTranscriptBytes)))
@@ -259,11 +266,35 @@ func mdLink(text, url string) string {
 
 // mdText escapes s for Markdown prose on one line: Markdown punctuation is
 // backslash-escaped and HTML is written as entities, so server text can
-// neither format nor link nor inject markup.
+// neither format nor link nor inject markup. A word GitHub would turn into
+// a link or a mention (a URL, www., an @name or an address) becomes inline
+// code, which it leaves alone: a report pasted into a pull request pings
+// no one and links nowhere.
 func mdText(s string) string {
 	s = sanitize(s, oneLine)
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		if linkable(w) && !strings.ContainsAny(w, "|`") {
+			words[i] = "`" + w + "`"
+			continue
+		}
+		words[i] = mdEscape(w, linkable(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// linkable reports whether GitHub's Markdown would make w, or part of it,
+// a link or a mention.
+func linkable(w string) bool {
+	lw := strings.ToLower(w)
+	return strings.Contains(lw, "://") || strings.Contains(lw, "www.") || strings.Contains(lw, "@")
+}
+
+// mdEscape backslash-escapes Markdown punctuation in w and writes HTML
+// as entities; with link set, also the ":", "." and "@" that start a link.
+func mdEscape(w string, link bool) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range w {
 		switch r {
 		case '<':
 			b.WriteString("&lt;")
@@ -273,6 +304,11 @@ func mdText(s string) string {
 			b.WriteString("&amp;")
 		case '\\', '`', '*', '_', '[', ']', '|', '~', '#', '!':
 			b.WriteByte('\\')
+			b.WriteRune(r)
+		case ':', '.', '@':
+			if link {
+				b.WriteByte('\\')
+			}
 			b.WriteRune(r)
 		default:
 			b.WriteRune(r)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -165,4 +166,36 @@ func stripCodeSpans(md string) string {
 		lines[i] = out.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestMarkdownLinksAndMentionsNothing: server text that GitHub would turn
+// into a link or a mention (a URL, www., @name, an address) reaches
+// report.md only inside code, where it stays text.
+func TestMarkdownLinksAndMentionsNothing(t *testing.T) {
+	hostile := "see https://evil.example/x and www.evil.example, ask @octocat or @org/team, mail a@evil.example"
+	r := &Report{
+		Tool:   Tool{Name: "mcpconform", Version: "0.1.0"},
+		Target: Target{Command: []string{"./server"}, ServerInfo: json.RawMessage(`{"name":"` + hostile + `","version":"1"}`)},
+		Results: []Result{
+			{ID: "x", Requirement: "X-01", Level: "MUST", Verdict: Fail, Message: hostile, Area: "general"},
+			{ID: "y", Requirement: "X-02", Level: "SHOULD", Verdict: Warn, Message: "in a cell | " + hostile, Area: "general"},
+		},
+	}
+	r.Count()
+	var b strings.Builder
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if !strings.Contains(md, "`@octocat`") || !strings.Contains(md, "`https://evil.example/x`") {
+		t.Errorf("the server's words are not shown as code:\n%s", md)
+	}
+	prose := regexp.MustCompile("`[^`]*`").ReplaceAllString(md, "")
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`https?://`), regexp.MustCompile(`www\.`), regexp.MustCompile(`(^|[^\\])@[A-Za-z0-9]`),
+	} {
+		if loc := bad.FindStringIndex(prose); loc != nil {
+			t.Errorf("report.md links or mentions outside code: %q", prose[max(0, loc[0]-40):min(len(prose), loc[1]+40)])
+		}
+	}
 }

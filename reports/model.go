@@ -122,6 +122,10 @@ func (s *Spec) Text() string {
 // Target describes the server under test as it presented itself.
 type Target struct {
 	Command []string `json:"command"`
+	// Vectors says where the vectors judged came from when a run is
+	// judged again from its evidence: this mcpconform's own, or the
+	// evidence file's (which could grade anything as it likes).
+	Vectors string `json:"vectors,omitempty"`
 	// Transport is how the server was reached: "stdio", or "http" for a
 	// server at URL (the endpoint; for a server launched from Command, where
 	// it listened).
@@ -293,13 +297,14 @@ func (r *Report) Count() {
 		}
 	}
 	switch {
-	case r.Interrupted != "":
-		// A run cut short judged too little to be called either way.
-		s.Verdict = "error"
 	case s.Fail > 0 || len(r.Stale) > 0:
-		// Even by a server that never started: a failure seen on the
-		// way is never hidden.
+		// Even by a server that never started, or in a run cut short: a
+		// failure seen on the way is never hidden.
 		s.Verdict = "nonconformant"
+	case r.Interrupted != "":
+		// A run cut short that failed nothing judged too little to be
+		// called conformant.
+		s.Verdict = "error"
 	case r.DidNotStart != nil:
 		// One that never started, and failed nothing on the way, judged
 		// too little.

@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -30,7 +33,7 @@ const (
 // not part of valid UTF-8 replaced by a visible escape.
 func sanitize(s string, mode textMode) string {
 	if isPlain(s, mode) {
-		return s
+		return defuseCommands(s)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
@@ -63,8 +66,82 @@ func sanitize(s string, mode textMode) string {
 			b.WriteRune(r)
 		}
 	}
+	return defuseCommands(b.String())
+}
+
+// defuseCommands keeps s from acting as a CI workflow command. GitHub's
+// runner executes "::name args::value" when it starts a line (after any
+// white space) and the legacy "##[name]value" anywhere in a line; server
+// text reaches the job log through the console, and other tools print
+// JUnit and Markdown into it. A backslash goes before every "::" that
+// starts s or follows white space (a console wraps text at white space, so
+// such a "::" may start a printed line) and before the "[" of every "##[".
+// The text stays readable, and CommonMark renders both escapes as the
+// original characters.
+func defuseCommands(s string) string {
+	if !strings.Contains(s, "::") && !strings.Contains(s, "##[") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	afterSpace := true
+	for i := 0; i < len(s); {
+		switch {
+		case afterSpace && strings.HasPrefix(s[i:], "::"):
+			b.WriteString(`\::`)
+			i += 2
+			afterSpace = false
+			continue
+		case strings.HasPrefix(s[i:], "##["):
+			b.WriteString(`##\[`)
+			i += 3
+			afterSpace = false
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+size])
+		i += size
+		afterSpace = unicode.IsSpace(r)
+	}
 	return b.String()
 }
+
+// commandSafeWriter passes text through defuseCommands a line at a time, so
+// that no line a writer prints, whatever it was assembled from, starts a
+// workflow command. Close writes a last line that has no line break.
+type commandSafeWriter struct {
+	w    io.Writer
+	line []byte
+}
+
+func (c *commandSafeWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.line = append(c.line, p...)
+			return n, nil
+		}
+		c.line = append(c.line, p[:i+1]...)
+		p = p[i+1:]
+		if err := c.flushLine(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+func (c *commandSafeWriter) flushLine() error {
+	if len(c.line) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(c.w, defuseCommands(string(c.line)))
+	c.line = c.line[:0]
+	return err
+}
+
+// Close writes what is left of the last line.
+func (c *commandSafeWriter) Close() error { return c.flushLine() }
 
 // isPlain reports whether s is printable ASCII (plus tab and newline in
 // multiLine mode), the common case that needs no copy.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -118,5 +119,46 @@ func TestClipJSON(t *testing.T) {
 	}
 	if small := json.RawMessage(`{"a":1}`); string(ClipJSON(small, 1024, 64<<10)) != string(small) {
 		t.Errorf("a small value changed")
+	}
+}
+
+func TestDefuseCommands(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"::add-mask::FAIL", `\::add-mask::FAIL`},
+		{"  ::error::x", `  \::error::x`},
+		{"\u00a0::error::x", "\u00a0\\::error::x"},
+		{"name ::warning::x", `name \::warning::x`},
+		{"log ##[group]x", `log ##\[group]x`},
+		{"std::string and ::1", `std::string and \::1`},
+		{"a: b", "a: b"},
+		{"# heading [x]", "# heading [x]"},
+	} {
+		if got := defuseCommands(tc.in); got != tc.want {
+			t.Errorf("defuseCommands(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCommandSafeWriterDefusesEveryLine(t *testing.T) {
+	// Lines as a console lays them out: a value cut at the width, so that
+	// the next printed line starts with "::", written in pieces of any size.
+	text := "target: x\n  " + strings.Repeat("x", 40) + "\n    ::error::forged\nlog ##[group]g\n::end"
+	want := "target: x\n  " + strings.Repeat("x", 40) + "\n    \\::error::forged\nlog ##\\[group]g\n\\::end"
+	for n := 1; n <= len(text); n++ {
+		var b strings.Builder
+		w := &commandSafeWriter{w: &b}
+		for rest := text; rest != ""; {
+			k := min(n, len(rest))
+			if _, err := io.WriteString(w, rest[:k]); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[k:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); got != want {
+			t.Fatalf("in pieces of %d: got %q, want %q", n, got, want)
+		}
 	}
 }

@@ -15,7 +15,7 @@ func summarize(r *Report) Summary {
 	c := Report{Results: r.Results, Stale: r.Stale, Interrupted: r.Interrupted, Incomplete: r.Incomplete, DidNotStart: r.DidNotStart}
 	c.Count()
 	s := c.Summary
-	if overallRank(r.Summary.Verdict) > overallRank(s.Verdict) && c.Interrupted == "" && c.DidNotStart == nil {
+	if overallRank(r.Summary.Verdict) > overallRank(s.Verdict) && c.DidNotStart == nil {
 		s.Verdict = r.Summary.Verdict
 	}
 	return s

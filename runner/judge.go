@@ -91,6 +91,11 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 		rep.Summary.Verdict = reports.Nonconformant
 		out.note("--strict: %d warning(s) fail the run", rep.Summary.Warn)
 	}
+	if rep.Summary.Verdict == reports.Conformant && !judgedAny(results) {
+		// Skips only: a run that judged nothing is never conformant.
+		rep.Summary.Verdict = reports.ErrorVerdict
+		out.note("no check judged anything (%d skipped): the run is not called conformant", len(results))
+	}
 	switch rep.Summary.Verdict {
 	case reports.Nonconformant:
 		out.Status = Nonconformant
@@ -102,8 +107,10 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 	for _, why := range rep.Incomplete {
 		out.note("%s; what it held is judged, and the run is not called conformant", reports.Escape(why))
 	}
-	if rep.Interrupted != "" {
-		// The report says why, and the command where it is.
+	if rep.Interrupted != "" && out.Status != Nonconformant {
+		// The report says why, and the command where it is. A failure
+		// observed before the cut stays a failure; short of one, a run
+		// cut short is never called conformant.
 		rep.Summary.Verdict = reports.ErrorVerdict
 		out.Status = Incomplete
 	}
@@ -176,4 +183,15 @@ func (r *Runner) judgeWithin(ctx context.Context, run *evidence.Run, files []*ve
 		}
 	}
 	return out, cut
+}
+
+// judgedAny reports whether any result judged something: a verdict other
+// than skip or error.
+func judgedAny(results []reports.Result) bool {
+	for _, r := range results {
+		if r.Verdict != reports.Skip && r.Verdict != reports.Error {
+			return true
+		}
+	}
+	return false
 }

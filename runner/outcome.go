@@ -28,9 +28,9 @@ const (
 	// NotStarted: the server could not be started or never completed
 	// initialize (the report says why).
 	NotStarted
-	// Incomplete: the run could not judge everything and found no failure
-	// (a check ended in error), or it was cut short (interrupted, or past
-	// a budget), whatever it found.
+	// Incomplete: the run could not judge everything (a check ended in
+	// error, or it was cut short: interrupted, or past a budget) and found
+	// no failure.
 	Incomplete
 )
 

@@ -40,6 +40,12 @@ func (r *Runner) Run(ctx context.Context) (*reports.Report, Outcome, error) {
 	if r.cfg.Recorded != nil {
 		r.cfg.Recorded(run)
 	}
+	if ctx.Err() != nil {
+		// A signal cut the recording: what it gathered is judged all the
+		// same (within the judging budget), so that a failure observed is
+		// reported as one and the checks left without evidence say why.
+		ctx = context.WithoutCancel(ctx)
+	}
 	return r.Judge(ctx, run)
 }
 

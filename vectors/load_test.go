@@ -1,6 +1,8 @@
 package vectors
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,50 @@ func TestDuplicateIDsRefused(t *testing.T) {
 	dup.Path = "copy.json"
 	if err := CheckUnique(append(files, &dup)); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Fatalf("got %v, want a duplicate-id error", err)
+	}
+}
+
+// TestEmbeddedVectorsThatAcceptAnySuccess lists the embedded tests that
+// pass any success: the ones whose failing successes an earlier outcome
+// catches. An evidence file's copy of them is trusted only when it is the
+// same test.
+func TestEmbeddedVectorsThatAcceptAnySuccess(t *testing.T) {
+	files, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		for _, tc := range f.Tests {
+			if why := tc.AcceptsAnything(); why != "" {
+				got = append(got, tc.ID)
+			}
+		}
+	}
+	if want := []string{"resources-read-unknown-uri-not-empty-success"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestAcceptsAnything(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		test Test
+		want bool
+	}{
+		{"any result", Test{Expect: []Outcome{{Verdict: "pass", Result: json.RawMessage(`{}`)}}}, true},
+		{"any result after a fail", Test{Expect: []Outcome{{Verdict: "fail", Error: json.RawMessage(`{}`)}, {Verdict: "pass", Result: json.RawMessage(`{"$anyOf":[{},{"x":1}]}`)}}}, true},
+		{"any error: a refusal", Test{Expect: []Outcome{{Verdict: "pass", Error: json.RawMessage(`{"code":{"$type":"integer"}}`)}}}, false},
+		{"any response", Test{Expect: []Outcome{{Verdict: "pass", Response: json.RawMessage(`{"jsonrpc":"2.0"}`)}}}, true},
+		{"otherwise pass", Test{Expect: []Outcome{{Verdict: "fail", Error: json.RawMessage(`{}`)}}, Otherwise: "pass"}, true},
+		{"a result to match", Test{Expect: []Outcome{{Verdict: "pass", Result: json.RawMessage(`{"contents":{"$type":"array"}}`)}}}, false},
+		{"an error code", Test{Expect: []Outcome{{Verdict: "pass", Error: json.RawMessage(`{"code":-32602}`)}}}, false},
+		{"silence", Test{Expect: []Outcome{{Verdict: "pass", Silence: true}}}, false},
+		{"a failing result first", Test{Expect: []Outcome{{Verdict: "fail", Result: json.RawMessage(`{}`)}, {Verdict: "pass", Result: json.RawMessage(`{}`)}}}, false},
+		{"any result, a warning", Test{Expect: []Outcome{{Verdict: "warn", Result: json.RawMessage(`{}`)}}}, false},
+	} {
+		if got := tc.test.AcceptsAnything() != ""; got != tc.want {
+			t.Errorf("%s: accepts anything %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

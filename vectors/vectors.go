@@ -6,6 +6,7 @@ package vectors
 import (
 	"embed"
 	"encoding/json"
+	"fmt"
 )
 
 // Files are the embedded vector files.
@@ -135,4 +136,40 @@ type Outcome struct {
 	Silence  bool            `json:"silence,omitempty"`
 	// Alive, when set, requires the follow-up ping to have (or not have) an answer.
 	Alive *bool `json:"alive,omitempty"`
+}
+
+// AcceptsAnything says why the test would pass whatever the server
+// answered, or "" when it would not: a pass when nothing matches, or a
+// made-up success holding nothing the test asks about (any result, any
+// response) whose first matching outcome is a pass. Passing any error is
+// left alone: many tests ask only that a request be refused. Such a test
+// judges nothing; a vector file from outside (an evidence file, say) that
+// holds one could grade any server conformant.
+func (t *Test) AcceptsAnything() string {
+	if t.Otherwise == "pass" {
+		return `"otherwise": "pass" passes whatever no outcome matches`
+	}
+	for _, c := range []struct{ kind, canary string }{
+		{"result", `{"mcpconformCanary":true}`},
+		{"response", `{"jsonrpc":"2.0","id":"mcpconform-canary","result":{"mcpconformCanary":true}}`},
+	} {
+		for i, o := range t.Expect {
+			pattern := o.Result
+			if c.kind == "response" {
+				pattern = o.Response
+			}
+			if pattern == nil {
+				continue
+			}
+			p, err := CompilePattern(pattern)
+			if err != nil || p.Match(json.RawMessage(c.canary)) != nil {
+				continue
+			}
+			if o.Verdict == "pass" {
+				return fmt.Sprintf("outcome %d passes any %s", i+1, c.kind)
+			}
+			break // the first outcome that matches grades it
+		}
+	}
+	return ""
 }

@@ -207,7 +207,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.BoolVar(&o.run.Strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
 	fs.Var(listFlag{&o.run.Skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
-	fs.StringVar(&o.callTools, "call-tools", plan.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list); without a server command, the built-in reference server's own tools are all called")
+	fs.StringVar(&o.callTools, "call-tools", plan.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list; name:all names a tool called all, none or readonly); without a server command, the built-in reference server's own tools are all called")
 	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every check of the versions judged (passes and skips too), and show the matcher and transcript of each problem")

@@ -11,9 +11,11 @@ import (
 	"syscall"
 )
 
-// interrupts turns SIGINT and SIGTERM into a cancelled context for as long
-// as the command runs (execution, judging and report writing alike). A
-// second signal ends the process at once, with exitIncomplete.
+// interrupts turns SIGINT, SIGTERM and SIGHUP (a closed terminal, a CI
+// runner cancelling a job) into a cancelled context for as long as the
+// command runs: recording stops, what was gathered is judged and the
+// reports are written. A second signal ends the process at once, with
+// exitIncomplete.
 type interrupts struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -25,7 +27,7 @@ type interrupts struct {
 func catchInterrupts(stderr io.Writer) *interrupts {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupts{ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 2), done: make(chan struct{})}
-	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(in.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		n := 0
 		for {

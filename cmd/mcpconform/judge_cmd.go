@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/runner"
+	"github.com/mcpconform/mcpconform/suite"
+	"github.com/mcpconform/mcpconform/vectors"
 )
 
 func judgeUsage(w io.Writer) {
@@ -24,6 +28,13 @@ It takes the report flags of the main command (--json, --junit,
 --redact-env, --color, --verbose, --quiet) and exits like it: 0
 conformant, 1 not conformant, 2 usage error, 3 the recorded server never
 started, 4 the recorded run was cut short.
+
+An evidence file is input like any other: one over 256 MiB, nested deeper
+than 600 levels, or recording no process is refused (exit 2), and so is
+one whose vectors (a run recorded with --vectors keeps them) would pass
+whatever the server did. Every report says whether the vectors were this
+mcpconform's or the file's, and a run that judged nothing (every check
+skipped) is never called conformant.
 
 The evidence holds whatever the server wrote, tool results included: look
 before you attach it anywhere, or record it with --redact-env NAME,... to
@@ -70,6 +81,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
+	source, err := vectorSource(run, fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
+		return exitUsage
+	}
 	console := consoleWriter(o, stdout, stderr)
 	cfg := o.run
 	cfg.Tool, cfg.Ginkgo = version, true
@@ -85,6 +101,9 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	stop := catchInterrupts(stderr)
 	defer stop.release()
 	rep, out, err := r.Judge(stop.ctx, run)
+	if rep != nil {
+		rep.Target.Vectors = source
+	}
 	if err == nil {
 		rep, out, err = redacted(rep, out, o.secrets)
 	}
@@ -118,4 +137,43 @@ func isReport(path string) bool {
 		return false
 	}
 	return top.SchemaVersion != nil && top.Summary != nil && top.Results != nil
+}
+
+// vectorSource says where the vectors that judge run come from, for every
+// report to say: this mcpconform's own, or the evidence file's. A file's
+// vector that would pass whatever the server did is refused: an evidence
+// file may come from anywhere, and such a vector forges a pass.
+func vectorSource(run *evidence.Run, path string) (string, error) {
+	if len(run.Vectors) == 0 {
+		return "embedded in mcpconform " + version, nil
+	}
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		return "", fmt.Errorf("%s: its vectors: %v", path, err)
+	}
+	own, err := vectors.Embedded()
+	if err != nil {
+		return "", err
+	}
+	ours := map[string][]byte{}
+	for _, f := range own {
+		for _, t := range f.Tests {
+			ours[t.ID], _ = json.Marshal(t)
+		}
+	}
+	var forged []string
+	for _, f := range files {
+		for _, t := range f.Tests {
+			if b, _ := json.Marshal(t); bytes.Equal(b, ours[t.ID]) {
+				continue // this mcpconform's own test, word for word
+			}
+			if why := t.AcceptsAnything(); why != "" {
+				forged = append(forged, fmt.Sprintf("%s (%s)", t.ID, why))
+			}
+		}
+	}
+	if len(forged) > 0 {
+		return "", fmt.Errorf("%s: refused: vectors in the evidence pass whatever the server did: %s", path, strings.Join(forged, "; "))
+	}
+	return fmt.Sprintf("read from the evidence file (%d files, not necessarily this mcpconform's)", len(files)), nil
 }

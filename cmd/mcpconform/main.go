@@ -14,8 +14,9 @@
 //
 // Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration
 // error, 3 the target could not be started or never completed initialize,
-// 4 the run could not judge everything: it was cut short (a signal,
-// --run-timeout: the report is partial), or a check ended in error.
+// 4 the run could not judge everything and found no failure: it was cut
+// short (a signal, --run-timeout: the report is partial), or a check ended
+// in error. A run cut short that observed a failure exits 1.
 package main
 
 import (
@@ -55,6 +56,13 @@ func main() {
 		// one that has not collected yet. (Live data can still pass it: a
 		// 50 MB response is kept whole.)
 		debug.SetMemoryLimit(memoryLimit)
+	}
+	if len(os.Args) < 2 || os.Args[1] != "mock" {
+		// The reference server is left as any server is: its own
+		// process, which tests and users inspect through /proc.
+		if err := harden(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the process non-dumpable: %v\n", err)
+		}
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -152,7 +160,8 @@ A server binary named like a sub-command is run as ./mock, ./list, ...
 Exit codes: 0 conformant, 1 not conformant, 2 usage or configuration error,
 3 the server could not be started or never completed initialize, 4 the run
 could not judge everything (interrupted, or a check ended in error) and found
-no failure; an interrupted run exits 4 whatever it found.
+no failure; an interrupted run judges what it gathered, and exits 1 if that
+holds a failure.
 
 A report given - (--json -, for instance) is written to stdout, and the
 console report then goes to stderr; only one report can take -.

@@ -635,6 +635,46 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestInterruptKeepsFailures: a run cut short by a signal judges what it
+// gathered. A failure observed before the signal (a banner on stdout)
+// stays a failure, exit 1, in every report; what the signal left without
+// evidence is not judged, with the reason, and nothing of it passes.
+// SIGHUP (a closed terminal, a cancelled CI job) is handled as SIGINT.
+func TestInterruptKeepsFailures(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process hygiene is checked through /proc")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			r := runConsole(t, false, []string{"--timeout", "60s", "--grace", "10s"}, "banner,hang-on-read,ignore-stdin-eof", sig, "resources/read")
+			if r.code != exitNonconformant || r.report.Interrupted != "interrupted by "+sig.String() || r.report.Summary.Verdict != "nonconformant" {
+				t.Errorf("exit %d, interrupted %q, verdict %q; want %d, the signal named, and nonconformant\n%s", r.code, r.report.Interrupted, r.report.Summary.Verdict, exitNonconformant, r.stderr)
+			}
+			if x := r.result(t, "stdio-only-mcp-messages"); x.Verdict != "fail" {
+				t.Errorf("stdio-only-mcp-messages: %s: %s; want the banner's fail kept", x.Verdict, x.Message)
+			}
+			if r.report.Summary.Pass == 0 {
+				t.Errorf("nothing gathered before the signal was judged")
+			}
+			notJudged(t, r)
+			if !strings.Contains(r.stdout, "NONCONFORMANT interrupted by "+sig.String()) {
+				t.Errorf("the console does not call the run nonconformant and interrupted:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "the report is partial: ") {
+				t.Errorf("stderr does not say where the partial report is: %s", r.stderr)
+			}
+			md, err := os.ReadFile(filepath.Join(r.reportDir, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(md), "# mcpconform report: NONCONFORMANT") || !strings.Contains(string(md), "interrupted by "+sig.String()) {
+				t.Errorf("report.md does not call the run nonconformant and interrupted:\n%s", clipText(string(md), 600))
+			}
+		})
+	}
+}
+
 // TestSecondInterruptQuitsAtOnce: a second SIGINT while the first one's
 // partial report is being made ends mcpconform at once, with exit 4 and
 // no report, and its servers (deaf to stdin EOF and SIGTERM) die with it.

@@ -83,7 +83,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 
 // tellPartial says, for a run cut short, where its partial report is.
 func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
-	if rep.Interrupted == "" || code != exitIncomplete {
+	if rep.Interrupted == "" || code != exitIncomplete && code != exitNonconformant {
 		return
 	}
 	var where []string

@@ -617,8 +617,9 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 				unanswered[c.Name] = "called, but " + strings.TrimPrefix(why, "not judged: ") + ": its result was not judged"
 			}
 		}
-		for _, it := range s.Tools().Items {
-			name, _, why := plan.ToolCall(it, p)
+		items := s.Tools().Items
+		for i := range items {
+			name, _, why := plan.ToolCallAmong(items, i, p)
 			if name == "" {
 				continue
 			}
@@ -630,7 +631,7 @@ func ToolCallsOf(run *evidence.Run) []reports.ToolCall {
 				tc.Why = why
 				// What --call-tools readonly would do, so that a default
 				// run tells how to have the tool judged.
-				_, args, _ := plan.ToolCall(it, plan.ToolPolicy{Mode: plan.CallReadOnly})
+				_, args, _ := plan.ToolCallAmong(items, i, plan.ToolPolicy{Mode: plan.CallReadOnly})
 				tc.WouldCallReadonly = p.Mode != plan.CallReadOnly && args != nil
 			}
 			out = append(out, tc)

@@ -386,8 +386,9 @@ func (l *live) startToolCalls(ctx context.Context) {
 		return
 	}
 	calls := 0
-	for _, it := range l.s.Tools().Items {
-		name, args, why := plan.ToolCall(it, l.x.cfg.CallTools)
+	items := l.s.Tools().Items
+	for i, it := range items {
+		name, args, why := plan.ToolCallAmong(items, i, l.x.cfg.CallTools)
 		if why != "" {
 			continue
 		}

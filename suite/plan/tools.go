@@ -34,12 +34,17 @@ const (
 
 var toolKeywords = []string{CallNone, CallReadOnly, CallAll}
 
+// NamePrefix marks a --call-tools item as a tool name, never a keyword.
+const NamePrefix = "name:"
+
 // ParseToolPolicy reads --call-tools: none, readonly or all (exactly so,
 // in lower case), or a comma-separated list of tool names, spaces around
-// each ignored. A value that
-// is neither is an error: a keyword in another case or spelling (ALL,
-// read-only) is no tool name anyone meant, and a list with an empty
-// name, a keyword or a control character is a typo.
+// each ignored. A name written name:NAME is NAME, whatever it spells: a
+// tool named all, none or readonly is selected as name:all, and a name
+// that starts with "name:" as name:name:... A value that is neither is
+// an error: a keyword in another case or spelling (ALL, read-only) is no
+// tool name anyone meant, and a list with an empty name, a keyword or a
+// control character is a typo.
 func ParseToolPolicy(s string) (ToolPolicy, error) {
 	v := strings.TrimSpace(s)
 	if slices.Contains(toolKeywords, v) {
@@ -51,11 +56,20 @@ func ParseToolPolicy(s string) (ToolPolicy, error) {
 	var names []string
 	for _, raw := range strings.Split(v, ",") {
 		n := strings.TrimSpace(raw)
+		if literal, ok := strings.CutPrefix(n, NamePrefix); ok {
+			if literal == "" || strings.IndexFunc(literal, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+				return ToolPolicy{}, fmt.Errorf("--call-tools %q: %s needs the tool's name after it, with no control character, e.g. --call-tools %sall", s, NamePrefix, NamePrefix)
+			}
+			if !slices.Contains(names, literal) {
+				names = append(names, literal)
+			}
+			continue
+		}
 		switch {
 		case n == "":
 			return ToolPolicy{}, fmt.Errorf("--call-tools %q: an empty tool name in the list; write the names separated by single commas, e.g. --call-tools echo,add", s)
 		case slices.Contains(toolKeywords, n):
-			return ToolPolicy{}, fmt.Errorf("--call-tools %q: %s is a keyword and cannot be combined with tool names; write --call-tools %s alone, or only names", s, n, n)
+			return ToolPolicy{}, fmt.Errorf("--call-tools %q: %s is a keyword and cannot be combined with tool names; write --call-tools %s alone, or only names (a tool named %s is %s%s)", s, n, n, n, NamePrefix, n)
 		case strings.IndexFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
 			return ToolPolicy{}, fmt.Errorf("--call-tools %q: a tool name holds a control character; write the names the server lists, e.g. --call-tools echo,add", s)
 		}
@@ -105,7 +119,14 @@ func RecordedToolPolicy(s string) ToolPolicy {
 func (p ToolPolicy) String() string {
 	switch p.Mode {
 	case "names":
-		return strings.Join(p.Names, ",")
+		names := make([]string, len(p.Names))
+		for i, n := range p.Names {
+			names[i] = n
+			if slices.Contains(toolKeywords, n) || strings.HasPrefix(n, NamePrefix) || nearKeyword(n) != "" {
+				names[i] = NamePrefix + n
+			}
+		}
+		return strings.Join(names, ",")
 	case "":
 		return CallNone
 	}
@@ -442,4 +463,28 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// ToolCallAmong is ToolCall for the i-th of the tools a server listed. A
+// call names a tool, not a listing: a name listed twice is called once, as
+// its first listing, and under readonly only when every listing of it says
+// readOnlyHint: true (a server listing one name as read-only and as
+// destructive gets no call that may reach the destructive one).
+func ToolCallAmong(tools []json.RawMessage, i int, p ToolPolicy) (name string, args map[string]any, why string) {
+	name, args, why = ToolCall(tools[i], p)
+	if name == "" {
+		return name, args, why
+	}
+	for j, other := range tools {
+		if n, _ := wire.String(wire.Object(other)["name"]); n != name || j == i {
+			continue
+		}
+		switch {
+		case j < i:
+			return name, nil, "listed again (a call names a tool, so only its first listing is called)"
+		case why == "" && p.Mode == CallReadOnly && !ReadOnly(other):
+			return name, nil, "listed more than once, not every time with readOnlyHint: true (--call-tools readonly calls no tool that may not be read-only)"
+		}
+	}
+	return name, args, why
 }

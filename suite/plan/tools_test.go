@@ -134,3 +134,68 @@ func called(p plan.ToolPolicy, tools map[string]string) []string {
 	}
 	return out
 }
+
+// TestToolPolicyNamesAKeyword: a tool named like a keyword is selected
+// with name:, and the policy, saved in the evidence as String spells it,
+// reads back the same.
+func TestToolPolicyNamesAKeyword(t *testing.T) {
+	for _, tc := range []struct {
+		flag  string
+		names []string
+	}{
+		{"name:all", []string{"all"}},
+		{"echo, name:none,name:readonly", []string{"echo", "none", "readonly"}},
+		{"name:name:x", []string{"name:x"}},
+		{"name:ALL", []string{"ALL"}},
+	} {
+		p, err := plan.ParseToolPolicy(tc.flag)
+		if err != nil {
+			t.Fatalf("--call-tools %q: %v", tc.flag, err)
+		}
+		if d := cmp.Diff(tc.names, p.Names); d != "" || p.Mode != "names" {
+			t.Errorf("--call-tools %q: mode %s, names (-want +got):\n%s", tc.flag, p.Mode, d)
+		}
+		again, err := plan.ParseToolPolicy(p.String())
+		if err != nil || !cmp.Equal(again, p) {
+			t.Errorf("--call-tools %q saved as %q reads back as %+v, %v", tc.flag, p.String(), again, err)
+		}
+		tool := json.RawMessage(`{"name":"` + tc.names[len(tc.names)-1] + `","inputSchema":{"type":"object"}}`)
+		if _, _, why := plan.ToolCall(tool, p); why != "" {
+			t.Errorf("--call-tools %q does not call %s: %s", tc.flag, tool, why)
+		}
+	}
+	for _, bad := range []string{"name:", "echo,name:", "name:a\x01"} {
+		if p, err := plan.ParseToolPolicy(bad); err == nil {
+			t.Errorf("--call-tools %q was accepted as %+v", bad, p)
+		}
+	}
+}
+
+// TestToolCallAmongDuplicates: a name listed twice is called once, and
+// under readonly not at all unless every listing of it is read-only.
+func TestToolCallAmongDuplicates(t *testing.T) {
+	reader := json.RawMessage(`{"name":"twice","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	destroyer := json.RawMessage(`{"name":"twice","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true}}`)
+	other := json.RawMessage(`{"name":"other","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`)
+	readonly := plan.ToolPolicy{Mode: plan.CallReadOnly}
+	for _, tc := range []struct {
+		name   string
+		tools  []json.RawMessage
+		policy plan.ToolPolicy
+		want   []bool
+	}{
+		{"read-only, then destructive", []json.RawMessage{reader, other, destroyer}, readonly, []bool{false, true, false}},
+		{"destructive, then read-only", []json.RawMessage{destroyer, reader}, readonly, []bool{false, false}},
+		{"read-only twice", []json.RawMessage{reader, reader}, readonly, []bool{true, false}},
+		{"all: once", []json.RawMessage{reader, destroyer}, plan.ToolPolicy{Mode: plan.CallAll}, []bool{true, false}},
+	} {
+		var got []bool
+		for i := range tc.tools {
+			_, _, why := plan.ToolCallAmong(tc.tools, i, tc.policy)
+			got = append(got, why == "")
+		}
+		if !cmp.Equal(tc.want, got) {
+			t.Errorf("%s: called %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
