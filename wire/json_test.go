@@ -40,3 +40,31 @@ func TestLongStringsAndBlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberIsObjectIndexed: Member gives what indexing Object gives, for
+// duplicate, missing and escaped names and for what is not an object.
+func TestMemberIsObjectIndexed(t *testing.T) {
+	for _, raw := range []string{
+		`{"uri":"a","name":"b"}`, ` {"uri":"a","uri":"b"} `, `{"\u0075ri":1}`, `{"name":"b"}`,
+		`{}`, `null`, `[{"uri":"a"}]`, `"uri"`, `{"uri":`, `{"uri":"a"}x`, ``,
+		`{"a":{"uri":"inner"},"uri":[1, 2]}`,
+	} {
+		want := Object(json.RawMessage(raw))["uri"]
+		if got := Member(json.RawMessage(raw), "uri"); string(got) != string(want) {
+			t.Errorf("Member(%s, uri): got %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// TestShortStringsDecodeAsEncodingJSON: the plain path of String for
+// short strings agrees with encoding/json.
+func TestShortStringsDecodeAsEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`"a"`, `""`, `"\u00e9"`, "\"\xff\"", `"a\"b"`, "\"a\x01\"", `"`, `"é"`, ` "x" `} {
+		var want string
+		wantOK := json.Unmarshal([]byte(raw), &want) == nil
+		got, ok := String(json.RawMessage(raw))
+		if got != want || ok != wantOK {
+			t.Errorf("String(%q): got %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
