@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,35 @@ func TestPoolStopsAFloodByWhatItHolds(t *testing.T) {
 	}
 	if per := (1 << 20) / n; per < 500 || per > 1000 {
 		t.Errorf("stopped after %d lines, %d bytes each; want the estimate of a message line", n, per)
+	}
+}
+
+// TestSlimOfManyItemsCostsItsSlimSize: a slim copy of a 10 MiB message of
+// small items reads the 256 items it keeps, and allocates about as much
+// as it keeps, not a slice header per item of the line.
+func TestSlimOfManyItemsCostsItsSlimSize(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/x","params":{"items":[0`)
+	for b.Len() < 10<<20 {
+		b.WriteString(",0")
+	}
+	b.WriteString(`],"tail":{"a":1}}}`)
+	m, err := wire.DecodeMessage(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := Slim(m, 1024)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("Slim of a 10 MiB line allocated %d bytes, want under 1 MiB", got)
+	}
+	items, _ := wire.Array(wire.Object(s.Params)["items"])
+	if len(items) != 256 {
+		t.Errorf("the slim copy keeps %d items, want 256", len(items))
+	}
+	if _, ok := wire.Object(s.Params)["tail"]; !ok {
+		t.Errorf("the slim copy lost the member after the items: %.200s", s.Raw)
 	}
 }

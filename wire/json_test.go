@@ -68,3 +68,37 @@ func TestShortStringsDecodeAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestEachItemAndMemberStopWhenAsked: the iterators give what Array and
+// Object give, in order, and stop when told.
+func TestEachItemAndMemberStopWhenAsked(t *testing.T) {
+	var items []string
+	if !EachItem(json.RawMessage(` [1, "a" ,{"b":[2]},null] `), func(it json.RawMessage) bool {
+		items = append(items, string(it))
+		return len(items) < 3
+	}) {
+		t.Fatal("EachItem: not an array")
+	}
+	if got := strings.Join(items, "|"); got != `1|"a"|{"b":[2]}` {
+		t.Errorf("EachItem: got %s", got)
+	}
+	var names []string
+	EachMember(json.RawMessage(`{"a":1,"b":2,"a":3}`), func(k string, v json.RawMessage) bool {
+		names = append(names, k+"="+string(v))
+		return true
+	})
+	if got := strings.Join(names, "|"); got != "a=1|b=2|a=3" {
+		t.Errorf("EachMember: got %s", got)
+	}
+	for _, bad := range []string{`[1,`, `{}`, `"x"`, ``} {
+		if EachItem(json.RawMessage(bad), func(json.RawMessage) bool { return true }) {
+			t.Errorf("EachItem(%q) took it for an array", bad)
+		}
+	}
+	if EachMember(json.RawMessage(`[]`), func(string, json.RawMessage) bool { return true }) {
+		t.Error("EachMember took an array for an object")
+	}
+	if !EachItem(json.RawMessage(`[]`), func(json.RawMessage) bool { t.Error("an item in []"); return true }) {
+		t.Error("EachItem: [] is an array")
+	}
+}
