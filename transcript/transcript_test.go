@@ -48,6 +48,9 @@ func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"result":{"a":` + long("a") + `,"b":[` + strings.Join(many, ",") + `],"c":` + deep + `,"e":"\u00e9\"` + strings.Repeat("q", 5000) + `"}}`,
 		`[{"jsonrpc":"2.0","method":"x","params":{"p":` + long("p") + `}},{"jsonrpc":"2.0","id":"b","result":{}}]`,
 		`{"jsonrpc":"2.0","id":3,"result":{"k":` + long("k") + `,"k":"short","n":1e5}}`,
+		// Past SqueezeItems items the squeezed line keeps none: the slim
+		// copy is the same.
+		`{"jsonrpc":"2.0","method":"n","params":{"items":[0` + strings.Repeat(`, -1.5e3,[1,2],"s",{"a":[0,0]}`, 3000) + strings.Repeat(`,`+long("z"), 100) + strings.Repeat(",0", 50000) + `],"m":{` + members(2000) + `},"after":[true]}}`,
 	}
 	tr := New(time.Now(), Limits{})
 	for _, line := range lines {
@@ -78,6 +81,18 @@ func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// members is n members of a JSON object, without its braces.
+func members(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":[%d,"v"]`, i, i)
+	}
+	return b.String()
 }
 
 // TestReserveSharesThePool: a line still arriving sets its bytes aside in
