@@ -3,8 +3,10 @@ package evidence
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
@@ -39,6 +41,15 @@ type Exchange struct {
 	// EventSeq is where the harness recorded NoResponse (for a request
 	// never written, the only place it has).
 	EventSeq int
+
+	// result remembers the members of Response's result: checks ask for
+	// them again and again, and splitting an 8 MB list each time made
+	// judging a big server slow.
+	result struct {
+		sync.Mutex
+		of      *wire.Message
+		members map[string]json.RawMessage
+	}
 }
 
 // OK reports whether a response arrived.
@@ -49,7 +60,13 @@ func (x *Exchange) Result() map[string]json.RawMessage {
 	if !x.OK() || x.Response.Has("error") {
 		return nil
 	}
-	return wire.Object(x.Response.Result)
+	x.result.Lock()
+	defer x.result.Unlock()
+	if x.result.of != x.Response {
+		x.result.of, x.result.members = x.Response, wire.Object(x.Response.Result)
+	}
+	// A copy: a caller may add to the map it gets.
+	return maps.Clone(x.result.members)
 }
 
 // ErrorCode returns the integer code of an error response.

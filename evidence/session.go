@@ -236,7 +236,7 @@ func buildView(s *Session) *view {
 	// listed, each call before its call with broken arguments.
 	order := map[string]int{}
 	for i, it := range v.tools.Items {
-		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+		if n, ok := wire.String(wire.Member(it, "name")); ok {
 			if _, dup := order[n]; !dup {
 				order[n] = i
 			}
@@ -261,7 +261,7 @@ func buildView(s *Session) *view {
 	}
 	byExpansion := map[string]json.RawMessage{}
 	for _, it := range v.templates.Items {
-		if t, ok := wire.String(wire.Object(it)["uriTemplate"]); ok {
+		if t, ok := wire.String(wire.Member(it, "uriTemplate")); ok {
 			if u, _, err := ExpandSample(t); err == nil {
 				if _, dup := byExpansion[u]; !dup {
 					byExpansion[u] = it
@@ -281,7 +281,7 @@ func buildView(s *Session) *view {
 func firstBy(items []json.RawMessage, key string) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for _, it := range items {
-		if k, ok := wire.String(wire.Object(it)[key]); ok {
+		if k, ok := wire.String(wire.Member(it, key)); ok {
 			if _, dup := out[k]; !dup {
 				out[k] = it
 			}

@@ -324,7 +324,7 @@ var specialFaults = []string{
 	"slow", "chunked-writes", "stderr-flood", "ignore-stdin-eof",
 	"huge-line", "huge-line-unterminated", "huge-response",
 	"notification-flood", "stdout-flood", "request-flood", "endless-line",
-	"stream-decoder",
+	"stream-decoder", "small-items-flood", "small-items-line",
 }
 
 // TestStreamDecoderSwallowsAndDies: under stream-decoder a truncated line
@@ -859,6 +859,15 @@ func TestFaultHugeOutput(t *testing.T) {
 	}, "\n")+"\n")
 	if len(lines) != 3 || !strings.Contains(lines[1].tail, `"size":52428800,"uri":"test://mcpconform-mock/huge.txt"}]}}`) || lines[2].n < 50<<20 {
 		t.Errorf("huge-response: want the huge resource listed and a read of over 50 MiB; got %+v", lines)
+	}
+	initialized := initialize + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+	lines = run("small-items-line", initialized)
+	if len(lines) != 2 || lines[1].n < 60<<20 || !strings.Contains(lines[1].head, `"items":[0,0,0`) {
+		t.Errorf("small-items-line: want a 60 MiB line of small items after the response; got %+v", lines)
+	}
+	lines = run("small-items-flood", initialized)
+	if len(lines) != 1+smallItemsCount || lines[1].n < 10<<20 || lines[smallItemsCount].n < 10<<20 {
+		t.Errorf("small-items-flood: want %d lines of 10 MiB after the response; got %d lines", smallItemsCount, len(lines))
 	}
 }
 

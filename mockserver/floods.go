@@ -18,6 +18,16 @@ const (
 	hugeServerInfo = 60 << 20
 )
 
+// The shapes that cost a harness far more than their size: many arrays
+// nested just within its depth, and long lines of tiny items.
+const (
+	nestedCount     = 64
+	nestedDepth     = 500
+	smallItemsSize  = 10 << 20
+	smallItemsCount = 30
+	smallItemsLine  = 60 << 20
+)
+
 // startFloods starts the flood faults; it runs once, right after the
 // initialize response.
 func (s *server) startFloods() {
@@ -36,6 +46,12 @@ func (s *server) startFloods() {
 		go s.flood(func(i int) []byte {
 			return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i)
 		})
+	// Written before the next request is read: the harness meets them
+	// whatever the run's length.
+	case s.faults.has("small-items-flood"):
+		s.smallItems(smallItemsCount, smallItemsSize)
+	case s.faults.has("small-items-line"):
+		s.smallItems(1, smallItemsLine)
 	case s.faults.has("endless-line"):
 		// The start of a message whose string never ends: nothing proves
 		// it is no message, it only never arrives.
@@ -48,6 +64,30 @@ func (s *server) flood(line func(i int) []byte) {
 	for i := 0; s.conn.failed() == nil; i++ {
 		s.conn.raw(line(i), true)
 	}
+}
+
+// smallItems writes count notifications of about size bytes each, their
+// params an array of zeros.
+func (s *server) smallItems(count, size int) {
+	head := `{"jsonrpc":"2.0","method":"notifications/mcpconform-items","params":{"items":[0`
+	line := make([]byte, 0, size+64)
+	line = append(line, head...)
+	for len(line) < size {
+		line = append(line, ",0"...)
+	}
+	line = append(line, "]}}"...)
+	for range count {
+		if s.conn.failed() != nil {
+			return
+		}
+		s.conn.raw(line, true)
+	}
+}
+
+// nestedValue is count arrays, each nested depth levels deep, in one array.
+func nestedValue(count, depth int) string {
+	one := deepValue(depth)
+	return "[" + strings.TrimSuffix(strings.Repeat(one+",", count), ",") + "]"
 }
 
 // deepValue is a JSON array nested depth levels deep.

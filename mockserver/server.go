@@ -391,6 +391,8 @@ func (s *server) dispatch(msg *incoming) (result any, rerr *rpcError, answer boo
 		switch {
 		case msg.method == "resources/list" && s.faults.has("deep-nesting"):
 			o["mcpconformDeep"] = json.RawMessage(deepValue(hostileDepth))
+		case msg.method != "ping" && s.faults.has("nested-arrays"):
+			o["mcpconformNested"] = json.RawMessage(nestedValue(nestedCount, nestedDepth))
 		case msg.method == "initialize" && s.faults.has("huge-server-info"):
 			if si, ok := o["serverInfo"].(object); ok {
 				si["description"] = strings.Repeat("huge serverInfo ", hugeServerInfo/16)

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -54,6 +55,9 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	mdTarget(bw, r)
 
 	order := bySeverity(r.Results)
+	// A result's details go in while they fit the file's budget; past it,
+	// a line per result, and a note of what was left out.
+	budget := &mdBudget{left: MarkdownMaxBytes - mdReserve}
 	for _, sec := range []struct {
 		verdict Verdict
 		title   string
@@ -65,9 +69,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "## %s (%d)\n\n", sec.title, n)
 		for _, i := range order {
 			if r.Results[i].Verdict == sec.verdict {
-				mdResult(bw, &r.Results[i])
+				budget.result(bw, &r.Results[i])
 			}
 		}
+	}
+	if budget.cut > 0 {
+		fmt.Fprintf(bw, "> **Cut:** the details of %d results (values, transcript excerpts) are left out to keep this file under %d KiB, the limit of a GitHub step summary; report.json and report.html have them.\n\n", budget.cut, MarkdownMaxBytes>>10)
 	}
 
 	var others []int
@@ -84,8 +91,11 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw, "| --- | --- | --- | --- | --- | --- |")
 		for _, i := range others {
 			res := &r.Results[i]
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", mdCell(string(res.Verdict)), mdCell(res.ID),
-				mdCell(res.Requirement), mdCell(res.Level), mdCell(res.ProtocolVersion), mdCell(truncate(firstLine(res.Message), mdMessageLetters)))
+			budget.row(bw, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", mdCell(string(res.Verdict)), mdCell(res.ID),
+				mdCell(res.Requirement), mdCell(res.Level), mdCell(res.ProtocolVersion), mdCell(truncate(firstLine(res.Message), mdMessageLetters))))
+		}
+		if budget.cutRows > 0 {
+			fmt.Fprintf(bw, "\n%d more results are left out to keep this file under %d KiB; report.json has them.\n", budget.cutRows, MarkdownMaxBytes>>10)
 		}
 		fmt.Fprintf(bw, "\n</details>\n")
 	}
@@ -217,6 +227,43 @@ func mdResult(w io.Writer, res *Result) {
 		}
 		fmt.Fprintf(w, "</details>\n\n")
 	}
+}
+
+// MarkdownMaxBytes bounds report.md: GitHub refuses a step summary over
+// 1 MiB.
+const MarkdownMaxBytes = 1 << 20
+
+// mdReserve is what the budget of the details leaves for the table of the
+// other results and the notes.
+const mdReserve = 256 << 10
+
+// mdBudget spends the bytes of report.md on results' details, then rows.
+type mdBudget struct {
+	left         int
+	cut, cutRows int
+}
+
+// result writes res's details when they fit what is left, else one line.
+func (b *mdBudget) result(w io.Writer, res *Result) {
+	var buf bytes.Buffer
+	mdResult(&buf, res)
+	if buf.Len() > b.left {
+		b.cut++
+		buf.Reset()
+		fmt.Fprintf(&buf, "- %s **%s**: %s\n\n", mdCode(res.ID), strings.ToUpper(mdText(string(res.Verdict))), mdText(truncate(firstLine(res.Message), mdMessageLetters)))
+	}
+	b.left -= buf.Len()
+	_, _ = w.Write(buf.Bytes())
+}
+
+// row writes a table row while the reserve allows.
+func (b *mdBudget) row(w io.Writer, row string) {
+	if len(row) > b.left+mdReserve-4096 {
+		b.cutRows++
+		return
+	}
+	b.left -= len(row)
+	_, _ = io.WriteString(w, row)
 }
 
 // transcriptMark shows a transcript line's direction: > sent, < received,

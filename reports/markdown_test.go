@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -197,5 +198,38 @@ func TestMarkdownLinksAndMentionsNothing(t *testing.T) {
 		if loc := bad.FindStringIndex(prose); loc != nil {
 			t.Errorf("report.md links or mentions outside code: %q", prose[max(0, loc[0]-40):min(len(prose), loc[1]+40)])
 		}
+	}
+}
+
+// TestMarkdownStaysUnderStepSummaryLimit: a report of many failures with
+// large values stays under 1 MiB (GitHub refuses a bigger step summary)
+// and says what it left out; a small report is left whole.
+func TestMarkdownStaysUnderStepSummaryLimit(t *testing.T) {
+	big := &Report{}
+	for i := range 3000 {
+		big.Results = append(big.Results, Result{ID: fmt.Sprintf("p%d", i), Verdict: Pass, Message: strings.Repeat("p", 300)})
+		if i < 400 {
+			big.Results = append(big.Results, Result{ID: fmt.Sprintf("c%d", i), Verdict: Fail, Message: "m", Got: strings.Repeat("g", 60<<10)})
+		}
+	}
+	var out bytes.Buffer
+	if err := WriteMarkdown(&out, big); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > MarkdownMaxBytes {
+		t.Errorf("report.md is %d bytes, over %d", out.Len(), MarkdownMaxBytes)
+	}
+	for _, want := range []string{"**Cut:**", "`c399`", "more results are left out"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report.md does not hold %q", want)
+		}
+	}
+	small := &Report{Results: []Result{{ID: "c", Verdict: Fail, Message: "m", Got: "g"}}}
+	out.Reset()
+	if err := WriteMarkdown(&out, small); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Cut") || strings.Contains(out.String(), "left out") {
+		t.Errorf("a small report.md says something was cut:\n%s", out.String())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Strings in a report come from the server under test: names, URIs, error
@@ -236,15 +238,70 @@ func jsonValue(v any) any {
 		if x == nil {
 			return nil
 		}
-		if !json.Valid(x) {
+		var b bytes.Buffer
+		if json.Compact(&b, x) != nil {
 			return string(x)
 		}
-		return x
+		return boundedValue(x, b.Bytes())
 	}
-	if _, err := json.Marshal(v); err != nil {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return map[string]string{"$unencodable": err.Error()}
 	}
-	return v
+	return boundedValue(v, b)
+}
+
+// maxRenderedValue bounds one value as any report renders it, indented:
+// a value over it is kept as the start of its compact text and its size.
+// Indentation grows with depth: 64 KB of arrays nested 500 deep take some
+// 30 MB indented, which every format once wrote in full.
+const maxRenderedValue = 64 << 10
+
+// reportDepth is how deep the JSON report nests a result's values
+// (report, results, result): their indentation starts there.
+const reportDepth = 3
+
+// boundedValue returns v, whose compact JSON is compact, or, when it
+// would render over maxRenderedValue indented, the start of compact and
+// the sizes.
+func boundedValue(v any, compact []byte) any {
+	n := indentedSize(compact, len("  "), reportDepth)
+	if n <= maxRenderedValue {
+		return v
+	}
+	return map[string]any{
+		"truncated":     truncateBytes(string(compact[:min(len(compact), 1024)]), 1024),
+		"bytes":         len(compact),
+		"indentedBytes": n,
+	}
+}
+
+// indentedSize is the size of the valid compact JSON text compact once
+// indented by indent spaces a level, from depth on, as encoding/json
+// indents it, computed without writing it.
+func indentedSize(compact []byte, indent, depth int) int {
+	n := len(compact)
+	wire.EachStructural(compact, func(i int, c byte) {
+		switch c {
+		case '{', '[':
+			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
+				return // empty: written as is
+			}
+			depth++
+			n += 1 + indent*depth
+		case '}', ']':
+			if i > 0 && (compact[i-1] == '{' || compact[i-1] == '[') {
+				return
+			}
+			depth--
+			n += 1 + indent*depth
+		case ',':
+			n += 1 + indent*depth
+		case ':':
+			n++
+		}
+	})
+	return n
 }
 
 // rawJSON is jsonValue for the raw JSON fields of the model.

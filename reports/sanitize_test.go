@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -160,5 +161,44 @@ func TestCommandSafeWriterDefusesEveryLine(t *testing.T) {
 		if got := b.String(); got != want {
 			t.Fatalf("in pieces of %d: got %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestIndentedSize: the size computed is the size encoding/json writes.
+func TestIndentedSize(t *testing.T) {
+	for _, v := range []string{
+		`1`, `"a"`, `[]`, `{}`, `[1,2,[3,[]],{}]`, `{"a":{"b":[1,{"c":"]["}]},"d":"\"{"}`,
+		`[[[[[[]]]]],[[[]]]]`, `{"x":"\\\\"}`, `[{"a":[]},{"b":{}}]`,
+	} {
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(v), strings.Repeat(" ", 6), "  "); err != nil {
+			t.Fatal(err)
+		}
+		// The prefix stands for the three levels above a value in the report.
+		if got, want := indentedSize([]byte(v), 2, 3), b.Len(); got != want {
+			t.Errorf("indentedSize(%s): got %d, want %d\n%s", v, got, want, b.String())
+		}
+	}
+}
+
+// TestNestedValuesRenderBounded: 64 arrays nested 500 deep (64 KB) are
+// kept as a start and sizes in every format, not pretty-printed whole.
+func TestNestedValuesRenderBounded(t *testing.T) {
+	one := strings.Repeat("[", 500) + strings.Repeat("]", 500)
+	nested := json.RawMessage("[" + strings.TrimSuffix(strings.Repeat(one+",", 64), ",") + "]")
+	r := &Report{Results: []Result{{ID: "x", Verdict: Fail, Message: "m", Actual: nested, Expected: nested}}}
+	var out bytes.Buffer
+	if err := WriteJSON(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > 16<<10 {
+		t.Errorf("report.json of one nested value: %d bytes, want it bounded", out.Len())
+	}
+	if !strings.Contains(out.String(), `"indentedBytes"`) {
+		t.Errorf("report.json does not say the value was cut:\n%.2000s", out.String())
+	}
+	small := json.RawMessage(`{"a":[1,2,3]}`)
+	if got := jsonValue(small); string(got.(json.RawMessage)) != string(small) {
+		t.Errorf("a small value changed: %v", got)
 	}
 }

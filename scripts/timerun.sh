@@ -300,26 +300,34 @@ fi
 
 # Memory against hostile servers: the peak RSS (VmHWM) of the mcpconform
 # process itself, read from /proc while it runs (the server making the
-# flood is another process, not counted).
+# flood is another process, not counted), with every report written
+# (--report-dir), and the size of the largest report and of report.md.
 peak_run() {
   local name="$1"; shift
-  local t0 pid hwm v
+  local t0 pid hwm v code=0 largest md
   t0=$(now_ms)
-  "$tmp/mcpconform" --quiet "$@" >/dev/null 2>&1 &
+  rm -rf "$tmp/reports"
+  "$tmp/mcpconform" --quiet --report-dir "$tmp/reports" "$@" >/dev/null 2>&1 &
   pid=$! hwm=0
   while kill -0 "$pid" 2>/dev/null; do
     v=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$v" ] && hwm=$v
     sleep 0.02
   done
-  wait "$pid" || true
-  printf '%-40s mcpconform peak RSS %6.1f MB  wall %6s ms\n' "$name" "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))"
+  wait "$pid" || code=$?
+  largest=$(find "$tmp/reports" -type f -printf '%s %f\n' 2>/dev/null | sort -n | tail -1)
+  md=$(stat -c %s "$tmp/reports/report.md" 2>/dev/null || echo n/a)
+  printf '%-40s mcpconform peak RSS %6.1f MB  wall %6s ms  exit %s  largest report %s  report.md %s\n' "$name" \
+    "$(echo "$hwm" | awk '{print $1/1024}')" "$(( $(now_ms) - t0 ))" "$code" "${largest:-none}" "$md"
 }
 section hostile || exit 0
-for fault in huge-response notification-flood stdout-flood request-flood deep-nesting huge-server-info; do
+for fault in huge-response notification-flood stdout-flood request-flood endless-line deep-nesting huge-server-info \
+  huge-line huge-line-unterminated stderr-flood nested-arrays small-items-flood small-items-line; do
   peak_run "hostile: $fault" -- "$tmp/mcpconform" mock --fault "$fault"
 done
 # A 50 MB blob (66.7 MB of base64 on one line), answered to every
 # resources/read, by the tiny server of internal/bench.
 go test -c -o "$tmp/bench.test" ./internal/bench
 peak_run "blob: 50 MB" --env MCPCONFORM_BENCH_SERVE=blob -- "$tmp/bench.test"
+# A server listing 200,000 resources on one page (an 8.4 MB answer).
+peak_run "200,000 resources listed" --env MCPCONFORM_BENCH_SERVE=many --env MCPCONFORM_BENCH_ITEMS=200000 -- "$tmp/bench.test"

@@ -482,9 +482,9 @@ func slimValue(v json.RawMessage, n, depth int, size func([]byte) int) json.RawM
 		}
 		out := []byte{'{'}
 		i := 0
-		for k, mv := range wire.Object(v) {
+		wire.EachMember(v, func(k string, mv json.RawMessage) bool {
 			if i == 256 {
-				break
+				return false
 			}
 			if i > 0 {
 				out = append(out, ',')
@@ -492,23 +492,26 @@ func slimValue(v json.RawMessage, n, depth int, size func([]byte) int) json.RawM
 			kb, _ := json.Marshal(k)
 			out = append(append(append(out, kb...), ':'), slimValue(mv, n, depth+1, size)...)
 			i++
-		}
+			return true
+		})
 		return append(out, '}')
 	case "array":
 		if depth >= 16 {
 			return json.RawMessage(`[]`)
 		}
-		items, _ := wire.Array(v)
 		out := []byte{'['}
-		for i, it := range items {
+		i := 0
+		wire.EachItem(v, func(it json.RawMessage) bool {
 			if i == 256 {
-				break
+				return false
 			}
 			if i > 0 {
 				out = append(out, ',')
 			}
 			out = append(out, slimValue(it, n, depth+1, size)...)
-		}
+			i++
+			return true
+		})
 		return append(out, ']')
 	case "string":
 		return json.RawMessage(`""`)

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"result":{"a":` + long("a") + `,"b":[` + strings.Join(many, ",") + `],"c":` + deep + `,"e":"\u00e9\"` + strings.Repeat("q", 5000) + `"}}`,
 		`[{"jsonrpc":"2.0","method":"x","params":{"p":` + long("p") + `}},{"jsonrpc":"2.0","id":"b","result":{}}]`,
 		`{"jsonrpc":"2.0","id":3,"result":{"k":` + long("k") + `,"k":"short","n":1e5}}`,
+		// Past SqueezeItems items the squeezed line keeps none: the slim
+		// copy is the same.
+		`{"jsonrpc":"2.0","method":"n","params":{"items":[0` + strings.Repeat(`, -1.5e3,[1,2],"s",{"a":[0,0]}`, 3000) + strings.Repeat(`,`+long("z"), 100) + strings.Repeat(",0", 50000) + `],"m":{` + members(2000) + `},"after":[true]}}`,
 	}
 	tr := New(time.Now(), Limits{})
 	for _, line := range lines {
@@ -77,6 +81,18 @@ func TestSlimLineIsSlimOfTheWholeLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// members is n members of a JSON object, without its braces.
+func members(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":[%d,"v"]`, i, i)
+	}
+	return b.String()
 }
 
 // TestReserveSharesThePool: a line still arriving sets its bytes aside in
@@ -126,5 +142,35 @@ func TestPoolStopsAFloodByWhatItHolds(t *testing.T) {
 	}
 	if per := (1 << 20) / n; per < 500 || per > 1000 {
 		t.Errorf("stopped after %d lines, %d bytes each; want the estimate of a message line", n, per)
+	}
+}
+
+// TestSlimOfManyItemsCostsItsSlimSize: a slim copy of a 10 MiB message of
+// small items reads the 256 items it keeps, and allocates about as much
+// as it keeps, not a slice header per item of the line.
+func TestSlimOfManyItemsCostsItsSlimSize(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/x","params":{"items":[0`)
+	for b.Len() < 10<<20 {
+		b.WriteString(",0")
+	}
+	b.WriteString(`],"tail":{"a":1}}}`)
+	m, err := wire.DecodeMessage(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := Slim(m, 1024)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("Slim of a 10 MiB line allocated %d bytes, want under 1 MiB", got)
+	}
+	items, _ := wire.Array(wire.Object(s.Params)["items"])
+	if len(items) != 256 {
+		t.Errorf("the slim copy keeps %d items, want 256", len(items))
+	}
+	if _, ok := wire.Object(s.Params)["tail"]; !ok {
+		t.Errorf("the slim copy lost the member after the items: %.200s", s.Raw)
 	}
 }

@@ -34,6 +34,10 @@ type process struct {
 	hurried bool          // the shutdown's waits were cut short
 	hurryCh chan struct{} // closed by hurry
 	grace   time.Duration // the wait after closing stdin
+	// watch is the pipe the server's supervisor watches (nil without
+	// one): closed only once the supervisor has exited, or with this
+	// process, which tells the supervisor to kill the server's tree.
+	watch *os.File
 }
 
 // notFound says in plain words why the command typed as typed could not
@@ -92,15 +96,28 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	// grandchild that keeps stdout open cannot stall the harness.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = isolation()
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), hurryCh: make(chan struct{}), pipes: map[uint64]string{}}
+	cmd, watch, watchR, err := supervised(cmd)
+	if err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	p := &process{cmd: cmd, watch: watch, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), hurryCh: make(chan struct{}), pipes: map[uint64]string{}}
 	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
 		if ino, ok := pipeInode(f); ok {
 			p.pipes[ino] = name
 		}
 	}
-	if p.tracked, err = launch(cmd, p.pipes); err != nil {
-		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
-			f.Close()
+	p.tracked, err = launch(cmd, p.pipes)
+	if watchR != nil {
+		watchR.Close()
+	}
+	if err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW, watch} {
+			if f != nil {
+				f.Close()
+			}
 		}
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
 	}
@@ -164,6 +181,9 @@ func launch(cmd *exec.Cmd, pipes map[uint64]string) (t *tracked, err error) {
 
 func (p *process) wait() {
 	err := p.cmd.Wait()
+	if p.watch != nil {
+		p.watch.Close()
+	}
 	p.mu.Lock()
 	e := ExitInfo{Exited: true, Code: p.cmd.ProcessState.ExitCode()}
 	var ee *exec.ExitError

@@ -117,8 +117,12 @@ func String(raw json.RawMessage) (string, bool) {
 	if Type(raw) != "string" {
 		return "", false
 	}
-	if s, ok := plainString(raw); ok {
-		return s, true
+	if body, ok := plainBody(raw); ok {
+		if len(body) >= plainStringMin {
+			// A long string shares its bytes.
+			return unsafe.String(unsafe.SliceData(body), len(body)), true
+		}
+		return string(body), true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
@@ -130,23 +134,23 @@ func String(raw json.RawMessage) (string, bool) {
 // plainStringMin is the length from which String shares a string's bytes.
 const plainStringMin = 64 << 10
 
-// plainString returns the value of a long string literal that decodes to
-// its own bytes, sharing them.
-func plainString(raw []byte) (string, bool) {
+// plainBody returns the body of a string literal that decodes to its own
+// bytes (no escape, valid UTF-8): most strings, read without a decoder.
+func plainBody(raw []byte) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) < plainStringMin || raw[len(raw)-1] != '"' {
-		return "", false
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
 	for _, c := range body {
 		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
+			return nil, false
 		}
 	}
 	if !utf8.Valid(body) {
-		return "", false // decoding replaces what is not UTF-8
+		return nil, false // decoding replaces what is not UTF-8
 	}
-	return unsafe.String(unsafe.SliceData(body), len(body)), true
+	return body, true
 }
 
 // Object returns the members of raw when it is a JSON object, or nil.
@@ -157,6 +161,53 @@ func Object(raw json.RawMessage) map[string]json.RawMessage {
 	}
 	m, _ := SplitObject(raw)
 	return m
+}
+
+// Member returns the value of the member called name when raw is a JSON
+// object that has one (the last, when it is named twice, as Object gives),
+// or nil. It builds no map: a check that wants one member of each of
+// 200,000 listed items reads them in one pass each.
+func Member(raw json.RawMessage, name string) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' || !valid(raw) {
+		return nil
+	}
+	var v json.RawMessage
+	_ = eachMember(raw, func(k string, val json.RawMessage) {
+		if k == name {
+			v = val
+		}
+	})
+	return v
+}
+
+// EachItem calls f with the items of raw, a JSON array, in order, until f
+// returns false, splitting no more than it gives: a slim copy of a line
+// of 30 million items reads 256 of them. It reports false when raw is not
+// a valid JSON array.
+func EachItem(raw json.RawMessage, f func(item json.RawMessage) bool) bool {
+	if i := skipSpace(raw, 0); i == len(raw) || raw[i] != '[' || !valid(raw) {
+		return false
+	}
+	eachItem(raw, f)
+	return true
+}
+
+// EachMember calls f with the members of raw, a JSON object, in order
+// (a name given twice comes twice), until f returns false. It reports
+// false when raw is not a valid JSON object.
+func EachMember(raw json.RawMessage, f func(name string, v json.RawMessage) bool) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' || !valid(raw) {
+		return false
+	}
+	more := true
+	_ = eachMember(raw, func(k string, v json.RawMessage) {
+		if more {
+			more = f(k, v)
+		}
+	})
+	return true
 }
 
 // Array returns the items of raw when it is a JSON array.

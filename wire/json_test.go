@@ -40,3 +40,65 @@ func TestLongStringsAndBlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestMemberIsObjectIndexed: Member gives what indexing Object gives, for
+// duplicate, missing and escaped names and for what is not an object.
+func TestMemberIsObjectIndexed(t *testing.T) {
+	for _, raw := range []string{
+		`{"uri":"a","name":"b"}`, ` {"uri":"a","uri":"b"} `, `{"\u0075ri":1}`, `{"name":"b"}`,
+		`{}`, `null`, `[{"uri":"a"}]`, `"uri"`, `{"uri":`, `{"uri":"a"}x`, ``,
+		`{"a":{"uri":"inner"},"uri":[1, 2]}`,
+	} {
+		want := Object(json.RawMessage(raw))["uri"]
+		if got := Member(json.RawMessage(raw), "uri"); string(got) != string(want) {
+			t.Errorf("Member(%s, uri): got %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// TestShortStringsDecodeAsEncodingJSON: the plain path of String for
+// short strings agrees with encoding/json.
+func TestShortStringsDecodeAsEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`"a"`, `""`, `"\u00e9"`, "\"\xff\"", `"a\"b"`, "\"a\x01\"", `"`, `"é"`, ` "x" `} {
+		var want string
+		wantOK := json.Unmarshal([]byte(raw), &want) == nil
+		got, ok := String(json.RawMessage(raw))
+		if got != want || ok != wantOK {
+			t.Errorf("String(%q): got %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
+
+// TestEachItemAndMemberStopWhenAsked: the iterators give what Array and
+// Object give, in order, and stop when told.
+func TestEachItemAndMemberStopWhenAsked(t *testing.T) {
+	var items []string
+	if !EachItem(json.RawMessage(` [1, "a" ,{"b":[2]},null] `), func(it json.RawMessage) bool {
+		items = append(items, string(it))
+		return len(items) < 3
+	}) {
+		t.Fatal("EachItem: not an array")
+	}
+	if got := strings.Join(items, "|"); got != `1|"a"|{"b":[2]}` {
+		t.Errorf("EachItem: got %s", got)
+	}
+	var names []string
+	EachMember(json.RawMessage(`{"a":1,"b":2,"a":3}`), func(k string, v json.RawMessage) bool {
+		names = append(names, k+"="+string(v))
+		return true
+	})
+	if got := strings.Join(names, "|"); got != "a=1|b=2|a=3" {
+		t.Errorf("EachMember: got %s", got)
+	}
+	for _, bad := range []string{`[1,`, `{}`, `"x"`, ``} {
+		if EachItem(json.RawMessage(bad), func(json.RawMessage) bool { return true }) {
+			t.Errorf("EachItem(%q) took it for an array", bad)
+		}
+	}
+	if EachMember(json.RawMessage(`[]`), func(string, json.RawMessage) bool { return true }) {
+		t.Error("EachMember took an array for an object")
+	}
+	if !EachItem(json.RawMessage(`[]`), func(json.RawMessage) bool { t.Error("an item in []"); return true }) {
+		t.Error("EachItem: [] is an array")
+	}
+}

@@ -372,8 +372,24 @@ const MaxDepth = 512
 // Depth returns how deeply b nests objects and arrays, reading it as JSON
 // text (brackets inside strings do not count); it works on any bytes.
 func Depth(b []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range b {
+	depth, deepest := 0, 0
+	EachStructural(b, func(_ int, c byte) {
+		switch c {
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	})
+	return deepest
+}
+
+// EachStructural calls f with each byte of b, read as JSON text, that is
+// outside a string literal, and its index; it works on any bytes.
+func EachStructural(b []byte, f func(i int, c byte)) {
+	inString, escaped := false, false
+	for i, c := range b {
 		switch {
 		case inString:
 			switch {
@@ -386,14 +402,11 @@ func Depth(b []byte) int {
 			}
 		case c == '"':
 			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
+			f(i, c)
+		default:
+			f(i, c)
 		}
 	}
-	return deepest
 }
 
 // TopLevelMember returns the value of a member of the object b holds,

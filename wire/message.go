@@ -233,22 +233,34 @@ func eachMember(raw []byte, f func(name string, v json.RawMessage)) error {
 
 // splitArray returns the items of the valid JSON array raw as slices of raw.
 func splitArray(raw []byte) []json.RawMessage {
+	var items []json.RawMessage
+	eachItem(raw, func(it json.RawMessage) bool {
+		items = append(items, it)
+		return true
+	})
+	return items
+}
+
+// eachItem calls f with each item of the valid JSON array raw, in order,
+// as slices of raw, until f returns false; nothing when raw is no array.
+func eachItem(raw []byte, f func(json.RawMessage) bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
-		return nil
+		return
 	}
-	var items []json.RawMessage
 	i++
 	for {
 		i = skipSpace(raw, i)
 		switch raw[i] {
 		case ']':
-			return items
+			return
 		case ',':
 			i = skipSpace(raw, i+1)
 		}
 		end := skipValue(raw, i)
-		items = append(items, json.RawMessage(raw[i:end:end]))
+		if !f(json.RawMessage(raw[i:end:end])) {
+			return
+		}
 		i = end
 	}
 }

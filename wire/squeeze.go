@@ -79,6 +79,117 @@ type squeezer struct {
 	pend     []byte // the start of a rune split between writes
 	nul, sep bool
 	last2    []byte // the last two bytes written, for U+2028 across writes
+
+	// The containers open, outermost first: past SqueezeItems items, the
+	// items of one below the top level are validated and dropped.
+	frames []squeezeFrame
+	// scratch holds a dropped member, braced, to validate it.
+	scratch []byte
+}
+
+// SqueezeItems is how many items (or members) of an array (or object)
+// below the top level a squeezed line keeps: the slim copy a check sees
+// keeps as many, so 60 MiB of [0,0,0,…] costs what 256 items do. The top
+// level, a batch, keeps all its messages.
+const SqueezeItems = 256
+
+type squeezeFrame struct {
+	commas    int  // the commas seen so far at this level
+	dropping  bool // past SqueezeItems: each further item is dropped
+	object    bool
+	itemStart int // index in out of the comma before the item being dropped
+}
+
+// structureSpecial marks the bytes outside strings that open, separate or
+// close items.
+var structureSpecial = func() (t [256]bool) {
+	for _, c := range "[]{}," {
+		t[c] = true
+	}
+	return t
+}()
+
+// structure adds b, bytes outside any string, to the text, counting items
+// and dropping those past SqueezeItems.
+func (s *squeezer) structure(b []byte) {
+	for len(b) > 0 {
+		k := 0
+		for k < len(b) && !structureSpecial[b[k]] {
+			k++
+		}
+		s.out = append(s.out, b[:k]...)
+		if k == len(b) {
+			return
+		}
+		c := b[k]
+		b = b[k+1:]
+		switch c {
+		case '[', '{':
+			s.frames = append(s.frames, squeezeFrame{object: c == '{'})
+		case ',':
+			if n := len(s.frames); n > 1 {
+				f := &s.frames[n-1]
+				if f.dropping {
+					s.dropItem(f)
+				}
+				f.commas++
+				if f.commas >= SqueezeItems {
+					f.dropping, f.itemStart = true, len(s.out)
+				}
+			}
+		case ']', '}':
+			if n := len(s.frames); n > 0 {
+				if f := &s.frames[n-1]; f.dropping {
+					s.dropItem(f)
+				}
+				s.frames = s.frames[:n-1]
+			}
+		}
+		s.out = append(s.out, c)
+	}
+}
+
+// dropItem validates the item of f written since its comma, then removes
+// it and the comma from the text, counting them as removed where they
+// were.
+func (s *squeezer) dropItem(f *squeezeFrame) {
+	item := s.out[f.itemStart+1:]
+	if f.object {
+		s.scratch = append(append(append(s.scratch[:0], '{'), item...), '}')
+		item = s.scratch
+	}
+	if !validItem(item) {
+		s.bad = true
+	}
+	s.cum += len(s.out) - f.itemStart
+	// The cuts of strings inside the item give way to one cut for the
+	// item: its removed bytes are in s.cum already.
+	k := len(s.cuts)
+	for k > 0 && s.cuts[k-1].at >= f.itemStart {
+		k--
+	}
+	s.cuts = append(s.cuts[:k], squeezeCut{at: f.itemStart, cum: s.cum})
+	s.out = s.out[:f.itemStart]
+}
+
+// validItem is json.Valid, quicker for the plain numbers that make up
+// most long lines of items.
+func validItem(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && len(t) < 16 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+		digits := t
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		plain := len(digits) > 0 && (digits[0] != '0' || len(digits) == 1)
+		for _, c := range digits {
+			plain = plain && c >= '0' && c <= '9'
+		}
+		if plain {
+			return true
+		}
+	}
+	return json.Valid(b)
 }
 
 // inStringSpecial marks the bytes a string's scan must stop at.
@@ -96,10 +207,11 @@ func (s *squeezer) write(p []byte) {
 		if !s.inString {
 			j := bytes.IndexByte(p[i:], '"')
 			if j < 0 {
-				s.out = append(s.out, p[i:]...)
+				s.structure(p[i:])
 				return
 			}
-			s.out = append(s.out, p[i:i+j+1]...)
+			s.structure(p[i : i+j])
+			s.out = append(s.out, '"')
 			i += j + 1
 			s.inString, s.strStart, s.strLen, s.cutting, s.strBad = true, len(s.out)-1, 1, false, false
 			continue

@@ -24,6 +24,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/mcpconform/mcpconform/transport"
 )
 
 // Exit codes (contract).
@@ -50,6 +52,13 @@ func init() {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == transport.SuperviseCommand {
+		// Between this program and a server it started (see SuperviseWith).
+		os.Exit(transport.Supervise(os.Args[2:]))
+	}
+	if exe, err := os.Executable(); err == nil {
+		transport.SuperviseWith([]string{exe, transport.SuperviseCommand})
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: the collector works harder as the heap nears it,
 		// so a server that floods the harness meets a small process, not

@@ -815,3 +815,47 @@ func notJudged(t *testing.T, r hostileRun) {
 		t.Errorf("no result says the run was stopped:\n%s", r)
 	}
 }
+
+// TestServerTreeDiesWithKilledHarness: mcpconform killed outright (no
+// shutdown code runs) still takes the server's whole tree with it: a
+// child in the server's group, a child in a session of its own, neither
+// with a parent-death signal (a fork clears it), and the server itself.
+func TestServerTreeDiesWithKilledHarness(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor needs Linux")
+	}
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid command")
+	}
+	dir := t.TempDir()
+	mark := newMark(t)
+	record := filepath.Join(dir, "record.jsonl")
+	server := filepath.Join(dir, "server.sh")
+	script := "#!/bin/sh\nsleep 300 &\n" + strconv.Quote(setsid) + " sleep 300 &\nexec " +
+		strconv.Quote(cliBinary(t)) + " mock --fault hang-on-read --record " + strconv.Quote(record) + "\n"
+	if err := os.WriteFile(server, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cliBinary(t), "--quiet", "--timeout", "60s", "--env", "MCPCONFORM_MARK="+mark, "--", server)
+	cmd.Stdout, cmd.Stderr = new(bytes.Buffer), new(bytes.Buffer)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForRequest(t, record, "resources/read", time.Minute)
+	before := markedProcesses(mark)
+	// The server, its two sleeps and its supervisor at least.
+	if len(before) < 4 {
+		t.Errorf("%d processes carry the mark before the kill (%v), want the server's tree", len(before), before)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if left := waitNoMark(mark, 30*time.Second); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("processes of the server outlived mcpconform killed by SIGKILL: %v", left)
+	}
+}

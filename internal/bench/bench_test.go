@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/internal/testservers"
 	"github.com/mcpconform/mcpconform/mockclient"
 	"github.com/mcpconform/mcpconform/mockserver"
@@ -22,6 +24,7 @@ import (
 	"github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
+	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/wire"
 )
 
@@ -29,6 +32,9 @@ import (
 // "mock" is the reference server (what `mcpconform mock` runs), "blob" a
 // tiny server whose one resource is a blobSize-byte blob. No build needed.
 const serveVar = "MCPCONFORM_BENCH_SERVE"
+
+// itemsVar is how many resources the "many" server lists, all on one page.
+const itemsVar = "MCPCONFORM_BENCH_ITEMS"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(serveVar) {
@@ -44,6 +50,10 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "blob":
 		serveBlob()
+		os.Exit(0)
+	case "many":
+		n, _ := strconv.Atoi(os.Getenv(itemsVar))
+		serveMany(n)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -80,17 +90,7 @@ func benchRun(b *testing.B, argv, env []string) {
 	runtime.GC()
 	resetPeakRSS()
 	for b.Loop() {
-		run, err := execute.Execute(context.Background(), execute.Config{Command: argv, Env: env})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if run.Fatal != nil {
-			b.Fatalf("the server did not start: %s", run.Fatal.Message)
-		}
-		files, err := suite.VectorFiles(run)
-		if err != nil {
-			b.Fatal(err)
-		}
+		run, files := executeRun(b, argv, env)
 		results = len(suite.Judge(run, files))
 		procs = len(run.Processes)
 	}
@@ -102,6 +102,24 @@ func benchRun(b *testing.B, argv, env []string) {
 	}
 }
 
+// executeRun executes a default run against the server and returns it
+// with the vector files it used.
+func executeRun(b *testing.B, argv, env []string) (*evidence.Run, []*vectors.File) {
+	b.Helper()
+	run, err := execute.Execute(context.Background(), execute.Config{Command: argv, Env: env})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if run.Fatal != nil {
+		b.Fatalf("the server did not start: %s", run.Fatal.Message)
+	}
+	files, err := suite.VectorFiles(run)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return run, files
+}
+
 // BenchmarkHostileRun is a whole run (Execute, then Judge) against the
 // reference server with a fault that attacks the harness's memory, and
 // reports the peak resident set of the harness, as the last part of
@@ -109,7 +127,7 @@ func benchRun(b *testing.B, argv, env []string) {
 // limit mcpconform sets in main is set here too.
 func BenchmarkHostileRun(b *testing.B) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
-	for _, fault := range []string{"notification-flood", "huge-response"} {
+	for _, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line"} {
 		b.Run(fault, func(b *testing.B) {
 			argv, env := self(b, "mock", "MCPCONFORM_BENCH_FAULTS="+fault)
 			benchRun(b, argv, env)
@@ -311,47 +329,113 @@ func serveBlob() {
 	}
 	b64 := base64.StdEncoding.EncodeToString(data)
 	data = nil
+	serveLines(func(method string, params json.RawMessage) (string, bool) {
+		switch method {
+		case "initialize":
+			return initializeResult(params, "mcpconform-bench-blob"), true
+		case "resources/list":
+			return `{"resources":[{"uri":"` + blobURI + `","name":"blob","mimeType":"application/octet-stream","size":` + strconv.Itoa(blobSize) + `}]}`, true
+		case "resources/read":
+			return `{"contents":[{"uri":"` + blobURI + `","mimeType":"application/octet-stream","blob":"` + b64 + `"}]}`, true
+		case "ping":
+			return `{}`, true
+		}
+		return "", false
+	})
+}
+
+// serveMany is a minimal MCP server over stdio listing n small text
+// resources on one page, each readable: a big but plausible server.
+func serveMany(n int) {
+	var list strings.Builder
+	list.WriteString(`{"resources":[`)
+	for i := range n {
+		if i > 0 {
+			list.WriteByte(',')
+		}
+		fmt.Fprintf(&list, `{"uri":"test://many/item-%07d.txt","name":"item-%07d","mimeType":"text/plain"}`, i, i)
+	}
+	list.WriteString(`]}`)
+	serveLines(func(method string, params json.RawMessage) (string, bool) {
+		switch method {
+		case "initialize":
+			return initializeResult(params, "mcpconform-bench-many"), true
+		case "resources/list":
+			return list.String(), true
+		case "resources/read":
+			var p struct {
+				URI string `json:"uri"`
+			}
+			_ = json.Unmarshal(params, &p)
+			if !strings.HasPrefix(p.URI, "test://many/item-") {
+				return "", false
+			}
+			return `{"contents":[{"uri":` + strconv.Quote(p.URI) + `,"mimeType":"text/plain","text":"x"}]}`, true
+		case "ping":
+			return `{}`, true
+		}
+		return "", false
+	})
+}
+
+// initializeResult accepts the version the initialize params offer and
+// declares resources.
+func initializeResult(params json.RawMessage, name string) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return `{"protocolVersion":` + strconv.Quote(p.ProtocolVersion) +
+		`,"capabilities":{"resources":{}},"serverInfo":{"name":` + strconv.Quote(name) + `,"version":"0"}}`
+}
+
+// serveLines answers each request read from stdin with what answer
+// returns for its method and params, or with an error when it returns
+// false; notifications are ignored.
+func serveLines(answer func(method string, params json.RawMessage) (string, bool)) {
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
-	reply := func(id json.RawMessage, result string) {
-		out.WriteString(`{"jsonrpc":"2.0","id":`)
-		out.Write(id)
-		out.WriteString(`,"result":`)
-		out.WriteString(result)
-		out.WriteString("}\n")
-		out.Flush()
-	}
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
 			var req struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
-				Params struct {
-					ProtocolVersion string `json:"protocolVersion"`
-				} `json:"params"`
+				Params json.RawMessage `json:"params"`
 			}
 			if json.Unmarshal(line, &req) == nil && req.ID != nil {
-				switch req.Method {
-				case "initialize":
-					reply(req.ID, `{"protocolVersion":`+strconv.Quote(req.Params.ProtocolVersion)+
-						`,"capabilities":{"resources":{}},"serverInfo":{"name":"mcpconform-bench-blob","version":"0"}}`)
-				case "resources/list":
-					reply(req.ID, `{"resources":[{"uri":"`+blobURI+`","name":"blob","mimeType":"application/octet-stream","size":`+strconv.Itoa(blobSize)+`}]}`)
-				case "resources/read":
-					reply(req.ID, `{"contents":[{"uri":"`+blobURI+`","mimeType":"application/octet-stream","blob":"`+b64+`"}]}`)
-				case "ping":
-					reply(req.ID, `{}`)
-				default:
-					out.WriteString(`{"jsonrpc":"2.0","id":`)
-					out.Write(req.ID)
-					out.WriteString(`,"error":{"code":-32601,"message":"method not found"}}` + "\n")
-					out.Flush()
+				out.WriteString(`{"jsonrpc":"2.0","id":`)
+				out.Write(req.ID)
+				if result, ok := answer(req.Method, req.Params); ok {
+					out.WriteString(`,"result":`)
+					out.WriteString(result)
+				} else {
+					out.WriteString(`,"error":{"code":-32601,"message":"not served"}`)
 				}
+				out.WriteString("}\n")
+				out.Flush()
 			}
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// BenchmarkJudgeMany judges, again and again, one recorded run against a
+// server listing 10k, 100k and 1M resources on one page: judging must
+// grow linearly with what was recorded.
+func BenchmarkJudgeMany(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			argv, env := self(b, "many", itemsVar+"="+strconv.Itoa(n))
+			run, files := executeRun(b, argv, env)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				suite.Judge(run, files)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -76,7 +77,7 @@ func metaObjects(j *J, yield func(w *Where, where func() string, v json.RawMessa
 		}
 		var walk func(path []string, raw json.RawMessage)
 		walk = func(path []string, raw json.RawMessage) {
-			if len(path) > maxMetaDepth {
+			if len(path) > maxMetaDepth || !mayHoldMeta(raw) {
 				return
 			}
 			switch wire.Type(raw) {
@@ -106,6 +107,16 @@ func metaObjects(j *J, yield func(w *Where, where func() string, v json.RawMessa
 		}
 	})
 }
+
+// mayHoldMeta reports whether raw could have a member named "_meta"
+// anywhere in it: the name spelled out, or any escape (a name can be
+// written "\u005fmeta"). A value without either is not walked, which
+// keeps a list of 200,000 plain items one scan of its bytes.
+func mayHoldMeta(raw json.RawMessage) bool {
+	return bytes.Contains(raw, metaName) || bytes.IndexByte(raw, '\\') >= 0
+}
+
+var metaName = []byte(`"_meta"`)
 
 // reservedPrefix reports whether a _meta prefix is reserved for the spec
 // under the version's rule: from 2025-11-25 the second label is

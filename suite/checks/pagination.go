@@ -80,7 +80,7 @@ func listItemURIs(x *evidence.Exchange, member, key string) ([]string, bool) {
 	}
 	var out []string
 	for _, it := range items {
-		u, _ := wire.String(wire.Object(it)[key])
+		u, _ := wire.String(wire.Member(it, key))
 		out = append(out, u)
 	}
 	return out, true
@@ -142,7 +142,7 @@ func checkCursorStable(j *J) Finding {
 func listChangedSigns(s *evidence.Session, l evidence.ListObs, later []string) string {
 	walked := map[string]bool{}
 	for _, it := range l.Items {
-		u, _ := wire.String(wire.Object(it)["uri"])
+		u, _ := wire.String(wire.Member(it, "uri"))
 		walked[u] = true
 	}
 	for _, u := range later {

@@ -140,7 +140,7 @@ func checkListStable(j *J) Finding {
 func uriSet(items []json.RawMessage) []string {
 	var out []string
 	for _, it := range items {
-		if u, ok := wire.String(wire.Object(it)["uri"]); ok {
+		if u, ok := wire.String(wire.Member(it, "uri")); ok {
 			out = append(out, u)
 		}
 	}

@@ -146,7 +146,7 @@ func templateMatching(s *evidence.Session, uri string) string {
 		return ""
 	}
 	for _, it := range s.Templates().Items {
-		tpl, ok := wire.String(wire.Object(it)["uriTemplate"])
+		tpl, ok := wire.String(wire.Member(it, "uriTemplate"))
 		if !ok {
 			continue
 		}

@@ -123,7 +123,7 @@ func checkUnique(l evidence.ListObs, key, changed string, announces bool, what, 
 		items, _ := wire.Array(x.Result()[evidence.ListMember(l.Method)])
 		for _, it := range items {
 			n++
-			u, ok := wire.String(wire.Object(it)[key])
+			u, ok := wire.String(wire.Member(it, key))
 			if !ok {
 				continue
 			}

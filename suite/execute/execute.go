@@ -266,7 +266,7 @@ func (x *executor) unlisted(s *evidence.Session, declared bool, tools []json.Raw
 	}
 	u := &evidence.Unlisted{Version: s.Version, Names: missing, Listed: []string{}, NoTools: !declared}
 	for _, it := range tools {
-		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+		if n, ok := wire.String(wire.Member(it, "name")); ok {
 			u.Listed = append(u.Listed, n)
 		}
 	}

@@ -263,7 +263,7 @@ func (l *live) discover(ctx context.Context) {
 			l.p.c.Budget(transcript.Budget{What: "reads of listed resources", Limit: fmt.Sprintf("the first %d were read", evidence.MaxReads)})
 			break
 		}
-		u, ok := wire.String(wire.Object(r)["uri"])
+		u, ok := wire.String(wire.Member(r, "uri"))
 		if !ok || u == "" {
 			continue
 		}
@@ -276,7 +276,7 @@ func (l *live) discover(ctx context.Context) {
 		if i == evidence.MaxReads || !l.p.alive() || ctx.Err() != nil {
 			break
 		}
-		tpl, ok := wire.String(wire.Object(t)["uriTemplate"])
+		tpl, ok := wire.String(wire.Member(t, "uriTemplate"))
 		if !ok {
 			continue
 		}

@@ -140,7 +140,7 @@ func (p ToolPolicy) Unlisted(tools []json.RawMessage) []string {
 	}
 	listed := map[string]bool{}
 	for _, it := range tools {
-		if n, ok := wire.String(wire.Object(it)["name"]); ok {
+		if n, ok := wire.String(wire.Member(it, "name")); ok {
 			listed[n] = true
 		}
 	}

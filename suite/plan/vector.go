@@ -123,7 +123,7 @@ func BaseBindings(v, nonce string, s *evidence.Session) map[string]string {
 		return b
 	}
 	for _, it := range s.Resources().Items {
-		u, ok := wire.String(wire.Object(it)["uri"])
+		u, ok := wire.String(wire.Member(it, "uri"))
 		if !ok || u == "" {
 			continue
 		}
@@ -146,7 +146,7 @@ func BaseBindings(v, nonce string, s *evidence.Session) map[string]string {
 		}
 	}
 	for _, it := range s.Templates().Items {
-		tpl, ok := wire.String(wire.Object(it)["uriTemplate"])
+		tpl, ok := wire.String(wire.Member(it, "uriTemplate"))
 		if vars := evidence.TemplateVars(tpl); ok && len(vars) > 0 {
 			b["template.uriTemplate"], b["template.firstVar"] = tpl, vars[0]
 			break

@@ -1,0 +1,216 @@
+//go:build linux
+
+package transport
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// SuperviseCommand is the hidden subcommand under which a program that
+// calls SuperviseWith runs Supervise.
+const SuperviseCommand = "__supervise-server"
+
+// supervisor is the command (this program and SuperviseCommand) that
+// starts each server under a supervisor; empty, servers are started
+// directly. Set once, by main, before any server starts.
+var supervisor struct {
+	mu   sync.Mutex
+	argv []string
+}
+
+// SuperviseWith makes every server start under a supervisor: argv (this
+// program and its hidden subcommand, which calls Supervise) is run in the
+// server's place and starts it. The parent-death signal a server gets
+// fires when this process is killed outright, but the server may clear
+// it and its children never have it: the supervisor outlives this process
+// and kills the server's whole tree when its pipe from this process
+// closes, which happens however this process ends.
+func SuperviseWith(argv []string) {
+	supervisor.mu.Lock()
+	defer supervisor.mu.Unlock()
+	supervisor.argv = append([]string(nil), argv...)
+}
+
+func supervisorArgv() []string {
+	supervisor.mu.Lock()
+	defer supervisor.mu.Unlock()
+	return supervisor.argv
+}
+
+// supervised returns the command that starts cmd under the supervisor,
+// and the write end of the pipe it watches, which this process keeps and
+// closes only once the supervisor has exited, and the read end, to close
+// once it has started; cmd itself and nil ends when no supervisor is set.
+func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep, closeAfter *os.File, err error) {
+	sv := supervisorArgv()
+	if len(sv) == 0 {
+		return cmd, nil, nil, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	args := append(append(sv[1:len(sv):len(sv)], cmd.Path), cmd.Args...)
+	s = exec.Command(sv[0], args...)
+	s.Dir, s.Env = cmd.Dir, cmd.Env
+	s.Stdin, s.Stdout, s.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	s.ExtraFiles = []*os.File{r}
+	// Its own session, as a server gets (see isolation), which the server
+	// shares: group signals reach both. No parent-death signal: the
+	// supervisor must live on to clean up after this process.
+	s.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return s, w, r, nil
+}
+
+// Supervise is the body of SuperviseCommand: args are the server's path
+// and its argv. It starts the server on its own stdio (the descriptors
+// themselves: not a byte passes through the supervisor), becomes the
+// subreaper of the server's descendants, and then either exits as the
+// server exits (with its code, or killed by its signal), or, when
+// descriptor 3 reaches end of file (the process that started it is gone,
+// killed outright or crashed), kills every descendant and every process
+// of its session and exits.
+func Supervise(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: "+SuperviseCommand+" PATH ARGV0 [ARGS...]")
+		return 2
+	}
+	// The server's parent-death signal fires when the thread that forked
+	// it exits: this one, kept for good.
+	runtime.LockOSThread()
+	watch := os.NewFile(3, "harness")
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	// The shutdown's group signals reach the supervisor too: it waits for
+	// the server instead. Caught, not ignored: an ignored signal would stay
+	// ignored in the server.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE, syscall.SIGQUIT)
+	go func() {
+		for range sigs {
+		}
+	}()
+	cmd := exec.Command(args[0], args[2:]...)
+	cmd.Args[0] = args[1]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "starting %s: %v\n", args[1], err)
+		return 127
+	}
+	// The server's pipes must reach end of file when it and its children
+	// close them, not when the supervisor does.
+	releaseStdio()
+	// Whichever ends first, the kill or the server's exit, holds ending
+	// to the end: the server dying in the kill must not end the
+	// supervisor before the rest of the tree.
+	var ending sync.Mutex
+	go func() {
+		_, _ = io.Copy(io.Discard, watch)
+		ending.Lock()
+		killTree()
+		os.Exit(1)
+	}()
+	_ = cmd.Wait()
+	ending.Lock()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		dieBy(ws.Signal())
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// releaseStdio points descriptors 0 to 2 at /dev/null.
+func releaseStdio() {
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	for fd := 0; fd <= 2; fd++ {
+		_ = unix.Dup3(null, fd, 0)
+	}
+	_ = unix.Close(null)
+}
+
+// dieBy ends this process by sig, with its default action, so that the
+// server's death reads the same one level up; no core is dumped (the
+// server dumped its own, if it did).
+func dieBy(sig syscall.Signal) {
+	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	signal.Reset(sig)
+	// Go's runtime handles some signals itself (SIGABRT, SIGSEGV, SIGPIPE):
+	// the default action is restored under it. An all-zero sigaction is
+	// SIG_DFL with no flags and an empty mask on every Linux architecture.
+	var dfl [4]uint64
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
+}
+
+// maxKillRounds bounds the rounds of killTree against a tree that keeps
+// forking.
+const maxKillRounds = 100
+
+// killTree kills, until none is left, every descendant of this process
+// (its orphans come to it: it is their subreaper) and every process of its
+// session, then its whole group with itself.
+func killTree() {
+	self := os.Getpid()
+	for range maxKillRounds {
+		victims := treeOf(self, scanProcs())
+		if len(victims) == 0 {
+			break
+		}
+		for _, pid := range victims {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		for {
+			if pid, err := unix.Wait4(-1, nil, unix.WNOHANG, nil); pid <= 0 || err != nil {
+				break
+			}
+		}
+	}
+	_ = unix.Kill(-self, unix.SIGKILL)
+}
+
+// treeOf returns the live processes of snap that descend from root or
+// belong to its session, root excepted.
+func treeOf(root int, snap map[int]procStat) []int {
+	children := map[int][]int{}
+	for pid, st := range snap {
+		children[st.ppid] = append(children[st.ppid], pid)
+	}
+	in := map[int]bool{root: true}
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if !in[c] {
+				in[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+	for pid, st := range snap {
+		if st.sid == root {
+			in[pid] = true
+		}
+	}
+	var out []int
+	for pid := range in {
+		if pid != root && !snap[pid].dead() {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
