@@ -32,6 +32,8 @@ var Faults = []Fault{
 		Description: "sends notifications/cancelled for its initialize request"},
 	{Name: "no-client-info", Breaks: []string{"LIFE-02"}, Scenario: "initialize",
 		Description: "leaves clientInfo out of initialize"},
+	{Name: "capability-wrong-type", Breaks: []string{"SCHEMA-01"}, Scenario: "initialize",
+		Description: "declares capabilities.experimental as a string, where the schema wants an object"},
 	{Name: "wrong-version-accepted", Breaks: []string{"LIFE-06"}, Scenario: "version-negotiation", Server: []string{"--counter-offer", "1999-01-01"},
 		Description: "goes on with any version the server counter-offers, one no revision defines included"},
 	{Name: "ignores-capabilities", Breaks: []string{"LIFE-10"}, Scenario: "resources", Server: []string{"--variant", "no-subscribe"},

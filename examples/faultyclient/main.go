@@ -484,6 +484,9 @@ func (c *client) openLegacy() error {
 	if c.fault == "no-client-info" {
 		delete(p, "clientInfo")
 	}
+	if c.fault == "capability-wrong-type" {
+		p["capabilities"] = obj{"experimental": "yes"}
+	}
 	id := c.id()
 	ch := c.await(id)
 	init := c.request(id, "initialize", p)
@@ -511,11 +514,10 @@ func (c *client) openLegacy() error {
 		early = c.await(c.peekID())
 		c.writeTogether(init, c.request(c.id(), "tools/list", nil))
 	}
-	wait := 10 * time.Second
-	if c.fault == "bom" || c.fault == "batch-initialize" {
-		wait = 500 * time.Millisecond // a server may well not read it
-	}
-	m, err := c.wait(ch, wait)
+	// A server may well not read a line with a BOM or a batched
+	// initialize; the wait is the same, so that a server slow to start is
+	// never taken for one that did not read it.
+	m, err := c.wait(ch, 10*time.Second)
 	if err != nil {
 		return fmt.Errorf("initialize: %v", err)
 	}
