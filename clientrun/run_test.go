@@ -338,3 +338,19 @@ func TestInteractiveJudgesTheSessionsRecorded(t *testing.T) {
 		t.Errorf("status %d, %d passes; problems %q", st, rep.Summary.Pass, problemsOf(rep))
 	}
 }
+
+func TestResilienceAgainstAGarblingFaultFailsNothing(t *testing.T) {
+	if !garbles("pretty-print") || garbles("missing-server-info") {
+		t.Fatal("pretty-print is a fault of the mock's stdio framing, missing-server-info is not")
+	}
+	sc := &evidence.ScenarioRun{Name: "resources", Class: evidence.ClassResilience, Fault: "pretty-print"}
+	in := []reports.Result{{ID: "client-cursor-opaque", Verdict: reports.Fail, Message: "a cursor the server never handed out"}}
+	out := apart(sc, in)
+	if out[0].Verdict != reports.Info {
+		t.Errorf("under a garbling fault: %s, want info", out[0].Verdict)
+	}
+	sc.Fault = "missing-server-info"
+	if out := apart(sc, in); out[0].Verdict != reports.Fail {
+		t.Errorf("under another fault: %s, want the fail kept", out[0].Verdict)
+	}
+}
