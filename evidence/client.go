@@ -80,6 +80,9 @@ type ClientProcess struct {
 	Duration   time.Duration `json:"durationNs"`
 	StdoutTail []string      `json:"stdoutTail,omitempty"`
 	StderrTail []string      `json:"stderrTail,omitempty"`
+	// Strays are the processes it left behind, found and killed when it
+	// ended (as for a server: see transport.Stray).
+	Strays []string `json:"strays,omitempty"`
 }
 
 // Spawn is one process of the recording mock that the client started.
