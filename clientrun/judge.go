@@ -133,6 +133,9 @@ func apart(sc *evidence.ScenarioRun, results []reports.Result) []reports.Result 
 	garbled := sc.Fault != "" && garbles(sc.Fault)
 	out := make([]reports.Result, 0, len(results)+1)
 	for _, r := range results {
+		// Their own section in every writer that groups by area (the
+		// verbose console, JUnit's classname, the HTML facets).
+		r.Area = sc.Class
 		switch {
 		case r.Verdict == reports.Warn:
 			r.Verdict = reports.Info

@@ -352,6 +352,9 @@ func TestResilienceAgainstAGarblingFaultFailsNothing(t *testing.T) {
 	if out[0].Verdict != reports.Info {
 		t.Errorf("under a garbling fault: %s, want info", out[0].Verdict)
 	}
+	if out[0].Area != evidence.ClassResilience {
+		t.Errorf("area %q, want the class: its own section", out[0].Area)
+	}
 	sc.Fault = "missing-server-info"
 	if out := apart(sc, in); out[0].Verdict != reports.Fail {
 		t.Errorf("under another fault: %s, want the fail kept", out[0].Verdict)
