@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 )
 
 // fakeClient is a small client of the contract, for the tests of Run: it
@@ -16,7 +17,8 @@ import (
 // behaviour changes that: "never-spawn" exits 0 at once, "decline" exits
 // 2 as for an unknown scenario, "hang" never exits, "fail" does the
 // scenario and exits 1, "picky" gives up (exit 1) on a server that
-// declares experimental capabilities.
+// declares experimental capabilities, "escape" leaves a child behind in a
+// session of its own, "flood" writes 64 MiB to stdout and to stderr.
 func fakeClient(args []string) int {
 	behaviour := "good"
 	if len(args) > 0 {
@@ -30,6 +32,24 @@ func fakeClient(args []string) int {
 		return 2
 	case "hang":
 		select {}
+	case "escape":
+		// A child in a session of its own, holding this client's stdout,
+		// that outlives it; its pid on stdout.
+		child := exec.Command(os.Args[0], "fake-client", "hang")
+		child.Stdout = os.Stdout
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
+			return 1
+		}
+		fmt.Println("child", child.Process.Pid)
+		return 0
+	case "flood":
+		line := strings.Repeat("x", 1<<16) + "\n"
+		for i := 0; i < 1<<10; i++ { // 64 MiB
+			io.WriteString(os.Stdout, line)
+			io.WriteString(os.Stderr, line)
+		}
+		return 0
 	}
 	var argv []string
 	if err := json.Unmarshal([]byte(os.Getenv(EnvServerCommand)), &argv); err != nil || len(argv) == 0 {

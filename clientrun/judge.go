@@ -121,18 +121,28 @@ func runName(sc *evidence.ScenarioRun) string {
 
 // apart turns the results of an interoperability or resilience run into
 // results reported apart: a MUST broken stays a failure (the client broke
-// it, whatever server it met), a SHOULD broken is kept as information, and
-// one result says whether the client completed the scenario or coped.
+// it, whatever server it met) unless the fault garbles the server's lines
+// (then the check may have misread the server), a SHOULD broken is kept
+// as information, and one result says whether the client completed the
+// scenario or coped.
 func apart(sc *evidence.ScenarioRun, results []reports.Result) []reports.Result {
 	against := "the legal variant " + sc.Variant
 	if sc.Class == evidence.ClassResilience {
 		against = "the fault " + sc.Fault
 	}
+	garbled := sc.Fault != "" && garbles(sc.Fault)
 	out := make([]reports.Result, 0, len(results)+1)
 	for _, r := range results {
-		if r.Verdict == reports.Warn {
+		// Their own section in every writer that groups by area (the
+		// verbose console, JUnit's classname, the HTML facets).
+		r.Area = sc.Class
+		switch {
+		case r.Verdict == reports.Warn:
 			r.Verdict = reports.Info
 			r.Message = fmt.Sprintf("%s (a SHOULD: reported apart, in a %s run)", r.Message, sc.Class)
+		case r.Verdict == reports.Fail && garbled:
+			r.Verdict = reports.Info
+			r.Message = fmt.Sprintf("%s (not judged: the fault %s breaks the framing of the server's own lines, so what it handed out is not all on record)", r.Message, sc.Fault)
 		}
 		out = append(out, r)
 	}

@@ -362,6 +362,9 @@ func runScenario(ctx context.Context, cfg Config, sc *evidence.ScenarioRun, dir 
 		ev := end.Event()
 		sc.Client.Exit = &ev
 	}
+	for _, st := range client.Strays() {
+		sc.Client.Strays = append(sc.Client.Strays, st.String())
+	}
 	sc.Client.StdoutTail = client.StdoutTail()
 	sc.Client.StderrTail = client.StderrTail()
 	spawns, err := ReadSpawns(dir)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,5 +339,58 @@ func TestInteractiveJudgesTheSessionsRecorded(t *testing.T) {
 	rep, st := Report(r.run, checks.JudgeScenario, ReportOptions{})
 	if st != Conformant || rep.Summary.Pass == 0 {
 		t.Errorf("status %d, %d passes; problems %q", st, rep.Summary.Pass, problemsOf(rep))
+	}
+}
+
+func TestResilienceAgainstAGarblingFaultFailsNothing(t *testing.T) {
+	if !garbles("pretty-print") || garbles("missing-server-info") {
+		t.Fatal("pretty-print is a fault of the mock's stdio framing, missing-server-info is not")
+	}
+	sc := &evidence.ScenarioRun{Name: "resources", Class: evidence.ClassResilience, Fault: "pretty-print"}
+	in := []reports.Result{{ID: "client-cursor-opaque", Verdict: reports.Fail, Message: "a cursor the server never handed out"}}
+	out := apart(sc, in)
+	if out[0].Verdict != reports.Info {
+		t.Errorf("under a garbling fault: %s, want info", out[0].Verdict)
+	}
+	if out[0].Area != evidence.ClassResilience {
+		t.Errorf("area %q, want the class: its own section", out[0].Area)
+	}
+	sc.Fault = "missing-server-info"
+	if out := apart(sc, in); out[0].Verdict != reports.Fail {
+		t.Errorf("under another fault: %s, want the fail kept", out[0].Verdict)
+	}
+}
+
+func TestRunEndsWhatAClientLeavesBehind(t *testing.T) {
+	run, err := Run(context.Background(), config("escape", "initialize"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Scenarios[0].Client
+	var pid int
+	for _, l := range c.StdoutTail {
+		fmt.Sscanf(l, "child %d", &pid)
+	}
+	if pid == 0 {
+		t.Fatalf("the client named no child: stdout %q", c.StdoutTail)
+	}
+	if len(c.Strays) == 0 {
+		t.Errorf("no stray recorded for child %d", pid)
+	}
+	// Gone, or a zombie of this process (a subreaper) at most.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(stat), ") Z ") {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("child %d still running: %s", pid, stat)
+	}
+}
+
+func TestRunBoundsWhatAFloodingClientWrites(t *testing.T) {
+	run, err := Run(context.Background(), config("flood", "initialize"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Scenarios[0].Client
+	if c.Exit == nil || len(c.StdoutTail) > 50 || len(c.StderrTail) > 50 {
+		t.Errorf("exit %v, %d stdout and %d stderr lines kept; want an exit and at most 50 of each", c.Exit, len(c.StdoutTail), len(c.StderrTail))
 	}
 }

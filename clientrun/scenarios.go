@@ -3,6 +3,7 @@ package clientrun
 import (
 	"embed"
 	"fmt"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/wire"
@@ -124,6 +125,9 @@ func LegalVariants() []VariantRun {
 func MockFaults() []FaultRun {
 	var out []FaultRun
 	for _, f := range mockserver.Faults() {
+		if slices.ContainsFunc(mockserver.HTTPFaults(), func(h mockserver.Fault) bool { return h.Name == f.Name }) {
+			continue // the stdio mock cannot have it
+		}
 		sc := "resources"
 		if f.Version == wire.Modern {
 			sc = "request-metadata"
@@ -131,4 +135,12 @@ func MockFaults() []FaultRun {
 		out = append(out, FaultRun{Name: f.Name, Scenario: sc})
 	}
 	return out
+}
+
+// garbles reports whether a fault of the mock breaks the framing of what
+// it writes (its stdio layer): the server's messages are then not all on
+// record as messages, and a client check that compares the client with
+// what the server handed out (a cursor, an id) can be misled.
+func garbles(fault string) bool {
+	return slices.ContainsFunc(mockserver.Faults(), func(f mockserver.Fault) bool { return f.Name == fault && f.Layer == "stdio" })
 }

@@ -2,6 +2,8 @@ package evidence
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/mcpconform/mcpconform/transcript"
@@ -80,6 +82,9 @@ type ClientProcess struct {
 	Duration   time.Duration `json:"durationNs"`
 	StdoutTail []string      `json:"stdoutTail,omitempty"`
 	StderrTail []string      `json:"stderrTail,omitempty"`
+	// Strays are the processes it left behind, found and killed when it
+	// ended (as for a server: see transport.Stray).
+	Strays []string `json:"strays,omitempty"`
 }
 
 // Spawn is one process of the recording mock that the client started.
@@ -95,4 +100,43 @@ type Spawn struct {
 	// Transcript is every line in both directions, with arrival times,
 	// and the mock's events (stdin closed, signals received, its exit).
 	Transcript *transcript.Transcript `json:"transcript"`
+}
+
+// SaveFile writes the client run to a file as JSON.
+func (r *ClientRun) SaveFile(path string) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// IsClientRunFile reports whether the file at path holds a client run
+// (what `mcpconform client --evidence` writes) rather than a server run.
+func IsClientRunFile(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var top struct {
+		Scenarios json.RawMessage `json:"scenarios"`
+		Format    int             `json:"format"`
+	}
+	return json.Unmarshal(data, &top) == nil && top.Scenarios != nil && top.Format > 0
+}
+
+// LoadClientRunFile reads a client run saved by SaveFile.
+func LoadClientRunFile(path string) (*ClientRun, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r ClientRun
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: reading client evidence: %w", path, err)
+	}
+	if r.Format != 1 {
+		return nil, fmt.Errorf("%s: client evidence format %d: this mcpconform reads format 1", path, r.Format)
+	}
+	return &r, nil
 }

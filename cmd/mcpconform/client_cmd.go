@@ -24,6 +24,7 @@ import (
 // report flags it shares with the main command.
 type clientOptions struct {
 	report             *options
+	evidence           string
 	scenarios          []string
 	versions           []string
 	env                []string
@@ -52,6 +53,7 @@ func clientFlags() (*flag.FlagSet, *clientOptions) {
 		f := sfs.Lookup(name)
 		fs.Var(f.Value, f.Name, f.Usage)
 	}
+	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
 	fs.Var(listFlag{&o.scenarios, "--scenario initialize,tools_call"}, "scenario", "run only the scenarios `NAME`d (comma-separated or repeated; see --list)")
 	fs.Var(listFlag{&o.versions, "--protocol-version 2025-06-18"}, "protocol-version", "run each scenario once per protocol `VERSION` asked of the client (MCP_CONFORMANCE_PROTOCOL_VERSION; comma-separated or repeated; default: none asked, the SDK's newest)")
 	fs.Var((*envFlag)(&o.env), "env", "add `KEY=VALUE` to the client's environment (repeatable; it inherits mcpconform's)")
@@ -143,23 +145,38 @@ func runClient(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
 		return exitUsage
 	}
-	return reportClientRun(o, run, stdout, stderr)
+	if !saveClientEvidence(o, run, stderr) {
+		return exitUsage
+	}
+	return reportClientRun(o.report, run, stdout, stderr)
+}
+
+// saveClientEvidence writes the run to --evidence, if given.
+func saveClientEvidence(o *clientOptions, run *evidence.ClientRun, stderr io.Writer) bool {
+	if o.evidence == "" {
+		return true
+	}
+	if err := run.SaveFile(o.evidence); err != nil {
+		fmt.Fprintf(stderr, "mcpconform client: --evidence: %v\n", err)
+		return false
+	}
+	return true
 }
 
 // reportClientRun judges a client run, writes its reports and returns
 // the exit code.
-func reportClientRun(o *clientOptions, run *evidence.ClientRun, stdout, stderr io.Writer) int {
-	rep, status := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{Tool: version, Strict: o.report.run.Strict})
+func reportClientRun(o *options, run *evidence.ClientRun, stdout, stderr io.Writer) int {
+	rep, status := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{Tool: version, Strict: o.run.Strict})
 	if rep.DidNotStart != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %s\n", rep.DidNotStart.What)
 	}
-	console := consoleWriter(o.report, stdout, stderr)
-	if err := writeReports(o.report, rep, console, stdout); err != nil {
+	console := consoleWriter(o, stdout, stderr)
+	if err := writeReports(o, rep, console, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
 		return exitUsage
 	}
 	code := int(status)
-	tellPartial(stderr, o.report, rep, code)
+	tellPartial(stderr, o, rep, code)
 	return code
 }
 
@@ -243,5 +260,8 @@ func runInteractive(o *clientOptions, self string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "mcpconform client: judging %d session(s)\n", len(run.Scenarios[0].Spawns))
-	return reportClientRun(o, run, stdout, stderr)
+	if !saveClientEvidence(o, run, stderr) {
+		return exitUsage
+	}
+	return reportClientRun(o.report, run, stdout, stderr)
 }

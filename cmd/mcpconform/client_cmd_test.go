@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpconform/mcpconform/clientrun"
 	"github.com/mcpconform/mcpconform/reports"
 )
@@ -253,5 +255,39 @@ func TestMockRecordingUsageErrors(t *testing.T) {
 		if r := runMockWith(t, "", args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "mcpconform mock: ") {
 			t.Errorf("mock %q: exit %d, stderr %q; want %d", args, r.code, r.stderr, exitUsage)
 		}
+	}
+}
+
+// TestClientEvidenceJudgedAgain: a client run saved with --evidence is
+// judged by mcpconform judge to the same verdicts, with no client.
+func TestClientEvidenceJudgedAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the faulty client")
+	}
+	saved := filepath.Join(t.TempDir(), "client-run.json")
+	r, first := clientReport(t, "--scenario", "initialize", "--evidence", saved, "--", faultyClientBinary(t), "-fault", "no-initialized")
+	if r.code != exitNonconformant {
+		t.Fatalf("exit %d, want %d; stderr %q", r.code, exitNonconformant, r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "again.json")
+	r = runCLI(t, "judge", "--json", out, saved)
+	if r.code != exitNonconformant {
+		t.Fatalf("judge: exit %d, want %d; stderr %q", r.code, exitNonconformant, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again reports.Report
+	json.Unmarshal(data, &again)
+	verdicts := func(rep *reports.Report) map[string]reports.Verdict {
+		m := map[string]reports.Verdict{}
+		for _, res := range rep.Results {
+			m[res.ID+"@"+res.ProtocolVersion] = res.Verdict
+		}
+		return m
+	}
+	if diff := cmp.Diff(verdicts(first), verdicts(&again)); diff != "" {
+		t.Errorf("verdicts judged again (-run +judge):\n%s", diff)
 	}
 }

@@ -20,7 +20,8 @@ func judgeUsage(w io.Writer) {
 	fmt.Fprint(w, `usage: mcpconform judge [flags] EVIDENCE.json
 
 Judges a run saved with --evidence again, with no server: the same checks
-this mcpconform has, over the traffic recorded then. Useful to re-judge an
+this mcpconform has, over the traffic recorded then. A client run saved by
+mcpconform client --evidence is judged by the client checks. Useful to re-judge an
 old run with a newer mcpconform, or to attach a run to a bug report.
 
 It takes the report flags of the main command (--json, --junit,
@@ -71,6 +72,19 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform judge: %s\n", w)
+	}
+	if evidence.IsClientRunFile(fs.Arg(0)) {
+		// What mcpconform client --evidence saved: judged by the client
+		// checks.
+		run, err := evidence.LoadClientRunFile(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
+			return exitUsage
+		}
+		if !checkDestinations(o, stderr) {
+			return exitUsage
+		}
+		return reportClientRun(o, run, stdout, stderr)
 	}
 	run, err := evidence.LoadFile(fs.Arg(0))
 	if err != nil {
