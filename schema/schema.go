@@ -455,6 +455,14 @@ func (s *Schema) validate(definition string, doc any, prefix string) ([]Breach, 
 	for _, leaf := range leaves(verr) {
 		out = append(out, s.breach(definition, prefix, leaf))
 	}
+	// The validator walks properties in map order: breaches come sorted,
+	// so that a report says the same of the same message every time.
+	sort.Slice(out, func(i, k int) bool {
+		if out[i].Pointer != out[k].Pointer {
+			return out[i].Pointer < out[k].Pointer
+		}
+		return out[i].Rule+out[i].Problem < out[k].Rule+out[k].Problem
+	})
 	return dedupe(out), nil
 }
 
