@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpconform/mcpconform/schema"
+	"github.com/mcpconform/mcpconform/wire"
 	"strings"
 	"sync/atomic"
 
@@ -92,6 +94,9 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 	default:
 		name = strings.Join(cfg.Command, " ")
 	}
+	if want == nil || want(schemaCheck) {
+		schema.Prepare(schemaVersions(cfg.SpecVersion)...)
+	}
 	stopIndicator := runningIndicator(cfg.Terminal, name, &executed, &planned)
 	run, err := executor.Execute(ctx, ecfg)
 	stopIndicator()
@@ -108,6 +113,24 @@ func (r *Runner) record(parent context.Context) (*evidence.Run, error) {
 		run.Vectors = append(run.Vectors, evidence.VectorFile{Name: f.Path, JSON: f.Raw})
 	}
 	return run, nil
+}
+
+// schemaCheck is the check that judges every message by its schema.
+const schemaCheck = "schema-valid"
+
+// schemaVersions are the versions whose schemas a run asking for
+// specVersion will judge by, as far as it can tell before it starts: the
+// newest handshake version by default, every version for "all".
+func schemaVersions(specVersion string) []string {
+	switch {
+	case specVersion == "":
+		return []string{wire.Newest}
+	case specVersion == "all":
+		return wire.AllVersions
+	case wire.KnownVersion(specVersion):
+		return []string{specVersion}
+	}
+	return nil
 }
 
 // interruption says why ctx was cancelled (its cause: a signal), or ""

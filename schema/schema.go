@@ -110,6 +110,25 @@ func (s *Schema) Load() error {
 	return s.err
 }
 
+// Prepare compiles, in the background, the definitions messages of the
+// versions are judged by, so that a run that will judge them pays for it
+// while it waits on the server rather than after. Judging a message
+// before it is done waits for the definitions it needs, never compiles
+// one twice.
+func Prepare(versions ...string) {
+	go func() {
+		for _, v := range versions {
+			s := For(v)
+			if s == nil || s.Load() != nil {
+				continue
+			}
+			for _, name := range s.messageDefinitions() {
+				_, _ = s.definition(name)
+			}
+		}
+	}()
+}
+
 // uses counts the calls of Load, compiling or not.
 var uses atomic.Int64
 
@@ -436,6 +455,14 @@ func (s *Schema) validate(definition string, doc any, prefix string) ([]Breach, 
 	for _, leaf := range leaves(verr) {
 		out = append(out, s.breach(definition, prefix, leaf))
 	}
+	// The validator walks properties in map order: breaches come sorted,
+	// so that a report says the same of the same message every time.
+	sort.Slice(out, func(i, k int) bool {
+		if out[i].Pointer != out[k].Pointer {
+			return out[i].Pointer < out[k].Pointer
+		}
+		return out[i].Rule+out[i].Problem < out[k].Rule+out[k].Problem
+	})
 	return dedupe(out), nil
 }
 

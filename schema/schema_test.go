@@ -361,3 +361,17 @@ func TestConcurrentJudging(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareThenJudge: a message judged while Prepare compiles in the
+// background gets the same verdict; an unknown version is passed over.
+func TestPrepareThenJudge(t *testing.T) {
+	Prepare("2099-01-01", "2025-03-26")
+	m, _ := wire.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}`))
+	v, err := For("2025-03-26").Message(m, &Answered{Method: "tools/list"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Breaches) != 1 || v.Breaches[0].Pointer != "/result/tools/0" {
+		t.Errorf("got %v, want the missing inputSchema", v.Breaches)
+	}
+}

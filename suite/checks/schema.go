@@ -90,10 +90,15 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 		b      schema.Breach
 	}
 	var all []found
+	oversize := 0
 	for _, p := range procs {
 		walkSchema(p, side.skip, func(e transcript.Entry, m *wire.Message, answered *schema.Answered) {
 			judged := e.Dir == side.judged
 			if !judged && side.harnessOnPurpose {
+				return
+			}
+			if len(m.Raw) > maxSchemaMessage {
+				oversize++
 				return
 			}
 			v := side.version(p, e.Seq)
@@ -177,8 +182,16 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 	if len(covered) > 0 && f.Outcome != Skip {
 		f.Message += "; left to the checks that failed the same defect: " + strings.Join(firstN(covered, 6), "; ")
 	}
+	if oversize > 0 && f.Outcome != Skip {
+		f.Message += fmt.Sprintf("; not judged: %d message(s) over %d MiB (their contents are judged by the checks of their members)", oversize, maxSchemaMessage>>20)
+	}
 	return f
 }
+
+// maxSchemaMessage bounds the messages judged by the schema: decoding one
+// whole costs memory in proportion (a 50 MB blob read, a hostile server's
+// huge line), and the harness keeps its memory within budgets of its own.
+var maxSchemaMessage = 8 << 20
 
 // arrayIndex is an index in a JSON pointer.
 var arrayIndex = regexp.MustCompile(`/[0-9]+(/|$)`)

@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +55,29 @@ func TestSchemaValidOnEveryCase(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("%s: listed as a schema breach, but the schema check does not fail it", name)
 		}
+	}
+}
+
+// TestSchemaLeavesHugeMessages: a message over the size the schema check
+// decodes is not judged by it, and the result says so.
+func TestSchemaLeavesHugeMessages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.txtar")
+	body := `-- p1 shared 2025-11-25 --
+>@init {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpconform","version":"dev"}}}
+< {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+> {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+< {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"` + strings.Repeat("x", 400) + `"}]}}
+-- want --
+2025-11-25 pass: every message
+`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer checks.SetMaxSchemaMessage(300)()
+	c := loadCase(t, path)
+	res := c.judge(t, "schema-valid", "2025-11-25")
+	// The tool lacks its inputSchema, but the message is over the size.
+	if res.Verdict != reports.Pass || !strings.Contains(res.Message, "not judged: 1 message(s) over") {
+		t.Errorf("got %s: %s", res.Verdict, res.Message)
 	}
 }
