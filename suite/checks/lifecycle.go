@@ -314,15 +314,16 @@ func checkCounterOffer(j *J) Finding {
 		if wire.KnownVersion(h.offered) {
 			continue
 		}
-		if h.x.Stopped() {
-			// Cut short by the run (a signal, --run-timeout): not judged,
-			// and the report says so, as for every probe a cut leaves open.
+		if h.x.Stopped() && j.Run.Interrupted != "" {
+			// Cut short with the run (a signal, --run-timeout): not
+			// judged, and the report says so, as for every probe a cut
+			// leaves open.
 			t.undecide(At(h.x.Process, h.x.SentSeq), "the initialize offering %s: %s", h.offered, h.x.NoResponse)
 			continue
 		}
-		if h.x.NotSent() {
-			// Never written (the process was gone): the server's answer
-			// was never seen.
+		if h.x.Stopped() || h.x.NotSent() {
+			// Never written (the process was gone), or abandoned when the
+			// server failed to start: the server's answer was never seen.
 			nothing = "the initialize offering " + h.offered + " was not answered for a reason of the harness: " + h.x.NoResponse.String()
 			continue
 		}
