@@ -512,6 +512,29 @@ func usableID(id json.RawMessage) json.RawMessage {
 // after floor count (the start of the innermost marks the response came
 // in): a reply inside a test answers that test's lines. Failing all of
 // these, an open provoking line before floor: a late reply to a probe.
+// fitsLater reports whether a reply after seq, among the next few lines
+// the server wrote, has a null or absent id and fits a provoking line
+// that parsed (or did not) as JSON: -32700 for one that did not, another
+// error for one that did.
+func fitsLater(entries []transcript.Entry, seq int, parsed bool) bool {
+	const ahead = 64
+	for i := seq + 1; i < len(entries) && i <= seq+ahead; i++ {
+		if entries[i].Dir != transcript.Recv {
+			continue
+		}
+		for _, m := range entries[i].Msgs {
+			if m.Kind() != wire.KindResponse || !wire.IsNullID(m.ID) || m.Error == nil {
+				continue
+			}
+			code, _ := wire.Int(wire.Object(m.Error)["code"])
+			if (code == wire.CodeParseError) == !parsed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func answeredLine(m *wire.Message, seq, floor int, entries []transcript.Entry, order []int, open, provoked map[int]bool) int {
 	if !wire.IsNullID(m.ID) {
 		pick := -1
@@ -548,6 +571,12 @@ func answeredLine(m *wire.Message, seq, floor int, entries []transcript.Entry, o
 		}
 		if fitting >= 0 {
 			return fitting
+		}
+		if first >= 0 && fitsLater(entries, seq, json.Valid(bytes.TrimSpace(entries[first].Data))) {
+			// A reply that fits the line comes next (a -32700 after a
+			// line that was not JSON): this one, unsolicited, is not its
+			// answer.
+			return -1
 		}
 		return first
 	}

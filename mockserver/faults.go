@@ -75,6 +75,7 @@ var catalogue = []faultDef{
 	{Fault: Fault{Name: "chunked-writes", Layer: "stdio", Requirement: "STDIO-02", Harness: true, Description: "writes every message in three pieces with short pauses between them (still correct framing)"}},
 
 	// JSON-RPC envelopes and error handling.
+	{Fault: Fault{Name: "stray-before-parse-error", Layer: "jsonrpc", Requirement: "JSONRPC-05", Harness: true, Description: `answers a line that is not JSON with a response to nothing ({"id":"mcpconform-mock-stray","result":{}}), then the right -32700: parse-error must judge the -32700 (what a provocation draws is judged only by its probe, so the stray is recorded, not judged)`}},
 	{Fault: Fault{Name: "wrong-jsonrpc-version", Layer: "jsonrpc", Requirement: "JSONRPC-01", Description: `resources/templates/list responses carry "jsonrpc": "1.0"`}},
 	{Fault: Fault{Name: "missing-jsonrpc", Layer: "jsonrpc", Requirement: "JSONRPC-01", Description: "resources/templates/list responses have no jsonrpc member"}},
 	{Fault: Fault{Name: "id-as-string", Layer: "jsonrpc", Requirement: "JSONRPC-05", Description: "resources/templates/list responses echo integer ids as strings"}},

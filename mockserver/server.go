@@ -194,6 +194,11 @@ func (s *server) handleFrame(f frame) {
 		case s.faults.has("no-parse-error"):
 			return
 		}
+		if s.faults.has("stray-before-parse-error") {
+			// An answer to nothing, right before the -32700: the client
+			// must not take it for the answer to the malformed line.
+			s.conn.raw([]byte(`{"jsonrpc":"2.0","id":"mcpconform-mock-stray","result":{}}`), true)
+		}
 		id := json.RawMessage(nil)
 		if s.faults.has("parse-error-bad-id") {
 			id = json.RawMessage("0")

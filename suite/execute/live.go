@@ -84,6 +84,12 @@ func (x *executor) openLegacy(ctx context.Context, offer string, role evidence.R
 			x.mu.Lock()
 			x.mute = true
 			x.mu.Unlock()
+			// Nothing more is started, and a server that never spoke has
+			// no orderly shutdown to show: the processes still open (the
+			// negotiation and probe processes, waiting on the same
+			// silence) are ended at once, together, not each after its
+			// graces: --start-timeout bounds the run.
+			x.hurryAll()
 		}
 		if echoes {
 			// Not a server: nothing more is started to be judged.
