@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"io"
+	"slices"
 )
 
 // ReportSchema is the JSON Schema (draft 2020-12) of the JSON report that
@@ -35,10 +36,62 @@ func jsonReport(r *Report) *Report {
 	c.Target.ServerInfo = rawJSON(c.Target.ServerInfo)
 	c.Target.Capabilities = rawJSON(c.Target.Capabilities)
 	c.Results = make([]Result, len(r.Results))
+	spent := 0
 	for i, res := range r.Results {
 		res.Expected = jsonValue(res.Expected)
 		res.Actual = jsonValue(res.Actual)
+		if spent > jsonEvidenceBudget {
+			// Past the budget a result keeps its verdict and message, and
+			// only the start of its evidence.
+			res = clippedEvidence(res)
+		}
+		spent += evidenceSize(res)
 		c.Results[i] = res
 	}
 	return &c
+}
+
+// jsonEvidenceBudget bounds the evidence (values, excerpts, messages sent
+// and got) report.json gives in full, so that the file stays under 8 MB
+// however many results carry large values; the results past it keep the
+// start of each.
+const jsonEvidenceBudget = 6 << 20
+
+// clippedEvidenceBytes is what a result past the budget keeps of each
+// piece of evidence.
+const clippedEvidenceBytes = 256
+
+// evidenceSize estimates the bytes res adds to report.json.
+func evidenceSize(res Result) int {
+	n := len(res.Message) + len(res.Sent) + len(res.Got) + len(res.Quote) + len(res.Expect)
+	for _, tl := range res.Transcript {
+		n += len(tl.Text) + 48
+	}
+	for _, v := range []any{res.Expected, res.Actual} {
+		if v != nil {
+			b, _ := json.Marshal(v)
+			n += indentedSize(b, len("  "), reportDepth)
+		}
+	}
+	return n
+}
+
+// clippedEvidence returns res with each piece of its evidence cut to its
+// start.
+func clippedEvidence(res Result) Result {
+	res.Sent = truncateBytes(res.Sent, clippedEvidenceBytes)
+	res.Got = truncateBytes(res.Got, clippedEvidenceBytes)
+	res.Transcript = slices.Clone(res.Transcript)
+	for i := range res.Transcript {
+		res.Transcript[i].Text = truncateBytes(res.Transcript[i].Text, clippedEvidenceBytes)
+	}
+	for _, v := range []*any{&res.Expected, &res.Actual} {
+		if *v == nil {
+			continue
+		}
+		if b, _ := json.Marshal(*v); len(b) > clippedEvidenceBytes {
+			*v = map[string]any{"truncated": truncateBytes(string(b[:clippedEvidenceBytes]), clippedEvidenceBytes), "bytes": len(b)}
+		}
+	}
+	return res
 }

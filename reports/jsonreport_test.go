@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,5 +139,33 @@ func TestSchemaCoversModel(t *testing.T) {
 				t.Errorf("report.schema.json describes %q, which %s does not have", name, tc.typ.Name())
 			}
 		}
+	}
+}
+
+// TestJSONReportStaysUnder8MB: many results with large evidence give a
+// report.json under 8 MB whose later results keep the start of theirs; a
+// small report keeps all of it.
+func TestJSONReportStaysUnder8MB(t *testing.T) {
+	value := json.RawMessage(`"` + strings.Repeat("v", 60<<10) + `"`)
+	r := &Report{}
+	for i := range 400 {
+		r.Results = append(r.Results, Result{ID: fmt.Sprintf("c%d", i), Verdict: Fail, Message: "m",
+			Got: strings.Repeat("g", 60<<10), Actual: value,
+			Transcript: []TranscriptLine{{Dir: "recv", Text: strings.Repeat("t", 2000)}}})
+	}
+	var out bytes.Buffer
+	if err := WriteJSON(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > 8<<20 {
+		t.Errorf("report.json is %d bytes, over 8 MB", out.Len())
+	}
+	var got struct{ Results []Result }
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	first, last := got.Results[0], got.Results[len(got.Results)-1]
+	if len(first.Got) != 60<<10 || len(last.Got) > 1024 || !strings.Contains(fmt.Sprint(last.Actual), "truncated") {
+		t.Errorf("first result keeps %d bytes got, last %d (%v); want the first whole and the last cut", len(first.Got), len(last.Got), last.Actual)
 	}
 }

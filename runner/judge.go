@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -149,14 +148,16 @@ func (r *Runner) judgeWithin(ctx context.Context, run *evidence.Run, files []*ve
 			}
 		})
 	}()
+	deadline, _ := ctx.Value(runDeadlineKey{}).(time.Time)
+	budget, over := judgeBudget(r.cfg.JudgeTimeout, r.cfg.RunTimeout, deadline, time.Now())
 	cut := ""
 	var results []reports.Result
 	select {
 	case results = <-finished:
 	case <-ctx.Done():
 		cut = interruption(ctx)
-	case <-time.After(r.cfg.JudgeTimeout):
-		cut = fmt.Sprintf("judging took longer than %s", r.cfg.JudgeTimeout)
+	case <-time.After(budget):
+		cut = over
 	}
 	if progress != nil {
 		progress.Done()

@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpconform/mcpconform/schema"
-	"github.com/mcpconform/mcpconform/wire"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/schema"
 	"github.com/mcpconform/mcpconform/suite"
 	executor "github.com/mcpconform/mcpconform/suite/execute"
 	"github.com/mcpconform/mcpconform/transport"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // DefaultServerRequestWindow is Config.ServerRequestWindow when zero.
@@ -35,6 +36,7 @@ func Run(ctx context.Context, cfg Config) (*reports.Report, Outcome, error) {
 // configuration error found on the way; a server that cannot start is
 // judged, with Outcome NotStarted.
 func (r *Runner) Run(ctx context.Context) (*reports.Report, Outcome, error) {
+	started := time.Now()
 	run, err := r.record(ctx)
 	if err != nil {
 		return nil, Outcome{}, err
@@ -48,7 +50,31 @@ func (r *Runner) Run(ctx context.Context) (*reports.Report, Outcome, error) {
 		// reported as one and the checks left without evidence say why.
 		ctx = context.WithoutCancel(ctx)
 	}
+	if r.cfg.RunTimeout > 0 {
+		// Judging is part of the run: --run-timeout bounds it too.
+		ctx = context.WithValue(ctx, runDeadlineKey{}, started.Add(r.cfg.RunTimeout))
+	}
 	return r.Judge(ctx, run)
+}
+
+// runDeadlineKey carries, in the context Judge gets from Run, when the
+// run's --run-timeout passes.
+type runDeadlineKey struct{}
+
+// minJudgeTime is the least judging gets of a run that used all its
+// --run-timeout recording: what was recorded is judged, not thrown away.
+const minJudgeTime = time.Second
+
+// judgeBudget returns how long judging may take, and what to call it when
+// it takes longer: the judging budget, or what is left of the run's
+// deadline (but at least minJudgeTime) when that is less.
+func judgeBudget(judgeTimeout, runTimeout time.Duration, deadline, now time.Time) (time.Duration, string) {
+	if !deadline.IsZero() {
+		if left := max(deadline.Sub(now), minJudgeTime); left < judgeTimeout {
+			return left, fmt.Sprintf("the run, judging included, took longer than --run-timeout %s", runTimeout)
+		}
+	}
+	return judgeTimeout, fmt.Sprintf("judging took longer than %s", judgeTimeout)
 }
 
 // record drives the server within cfg.RunTimeout and returns the evidence.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/reports"
@@ -112,5 +113,27 @@ func TestDefaultRunSaysWhatReadonlyWouldCall(t *testing.T) {
 	}
 	if got := rep.Target.ReadonlyText(); got != "" {
 		t.Errorf("with --call-tools readonly, ReadonlyText: got %q, want nothing", got)
+	}
+}
+
+// TestRunTimeoutBoundsJudging: judging gets what is left of --run-timeout
+// when that is less than its own budget, at least a second, and the cut
+// names the flag; without a run deadline (judge) its own budget holds.
+func TestRunTimeoutBoundsJudging(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		deadline time.Time
+		want     time.Duration
+		flag     bool
+	}{
+		{time.Time{}, time.Minute, false},
+		{now.Add(10 * time.Second), 10 * time.Second, true},
+		{now.Add(-5 * time.Second), time.Second, true},
+		{now.Add(2 * time.Minute), time.Minute, false},
+	} {
+		got, why := runner.JudgeBudget(time.Minute, 10*time.Second, c.deadline, now)
+		if got != c.want || strings.Contains(why, "--run-timeout 10s") != c.flag {
+			t.Errorf("deadline %v: got %s (%q), want %s, naming the flag %v", c.deadline.Sub(now), got, why, c.want, c.flag)
+		}
 	}
 }

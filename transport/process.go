@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +97,7 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	// grandchild that keeps stdout open cannot stall the harness.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = isolation()
-	cmd, watch, watchR, err := supervised(cmd)
+	cmd, watch, supervisorEnds, status, err := supervised(cmd)
 	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			f.Close()
@@ -110,8 +111,11 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 		}
 	}
 	p.tracked, err = launch(cmd, p.pipes)
-	if watchR != nil {
-		watchR.Close()
+	for _, f := range supervisorEnds {
+		f.Close()
+	}
+	if err == nil && status != nil {
+		err = p.supervisorStarted(status)
 	}
 	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW, watch} {
@@ -126,6 +130,21 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	errW.Close()
 	go p.wait()
 	return p, nil
+}
+
+// supervisorStarted reads what the supervisor says of the server's start:
+// nothing once it started, or why it could not, in which case the
+// supervisor, which exits at once, is waited for and its registration
+// swept away.
+func (p *process) supervisorStarted(status *os.File) error {
+	msg, _ := io.ReadAll(io.LimitReader(status, 4096))
+	status.Close()
+	if len(msg) == 0 {
+		return nil
+	}
+	_ = p.cmd.Wait()
+	sweep(p.tracked)
+	return errors.New(string(msg))
 }
 
 // spawner is one goroutine locked for good to its OS thread, on which every

@@ -47,29 +47,38 @@ func supervisorArgv() []string {
 	return supervisor.argv
 }
 
-// supervised returns the command that starts cmd under the supervisor,
-// and the write end of the pipe it watches, which this process keeps and
-// closes only once the supervisor has exited, and the read end, to close
-// once it has started; cmd itself and nil ends when no supervisor is set.
-func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep, closeAfter *os.File, err error) {
+// supervised returns the command that starts cmd under the supervisor;
+// the write end of the pipe the supervisor watches (its descriptor 3),
+// which this process keeps and closes only once the supervisor has
+// exited; the supervisor's ends of its pipes, to close once it has
+// started; and the read end of the pipe on which the supervisor says why
+// the server could not start (its descriptor 4: closed empty once the
+// server started). Without a supervisor, cmd itself and nothing else.
+func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep *os.File, closeAfter []*os.File, status *os.File, err error) {
 	sv := supervisorArgv()
 	if len(sv) == 0 {
-		return cmd, nil, nil, nil
+		return cmd, nil, nil, nil, nil
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
+	}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, nil, nil, err
 	}
 	args := append(append(sv[1:len(sv):len(sv)], cmd.Path), cmd.Args...)
 	s = exec.Command(sv[0], args...)
 	s.Dir, s.Env = cmd.Dir, cmd.Env
 	s.Stdin, s.Stdout, s.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
-	s.ExtraFiles = []*os.File{r}
+	s.ExtraFiles = []*os.File{r, sw}
 	// Its own session, as a server gets (see isolation), which the server
 	// shares: group signals reach both. No parent-death signal: the
 	// supervisor must live on to clean up after this process.
 	s.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	return s, w, r, nil
+	return s, w, []*os.File{r, sw}, sr, nil
 }
 
 // Supervise is the body of SuperviseCommand: args are the server's path
@@ -88,7 +97,13 @@ func Supervise(args []string) int {
 	// The server's parent-death signal fires when the thread that forked
 	// it exits: this one, kept for good.
 	runtime.LockOSThread()
+	// Its pipes to the harness are its own: the server must not hold them
+	// (status would never reach end of file, and the server gets its
+	// stdio and nothing else).
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
 	watch := os.NewFile(3, "harness")
+	status := os.NewFile(4, "status")
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	// The shutdown's group signals reach the supervisor too: it waits for
 	// the server instead. Caught, not ignored: an ignored signal would stay
@@ -104,9 +119,11 @@ func Supervise(args []string) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "starting %s: %v\n", args[1], err)
+		// Said to the harness, which reports it as it would its own.
+		fmt.Fprint(status, err)
 		return 127
 	}
+	status.Close()
 	// The server's pipes must reach end of file when it and its children
 	// close them, not when the supervisor does.
 	releaseStdio()

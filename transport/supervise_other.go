@@ -17,8 +17,8 @@ const SuperviseCommand = "__supervise-server"
 // killed outright.
 func SuperviseWith(argv []string) {}
 
-func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep, closeAfter *os.File, err error) {
-	return cmd, nil, nil, nil
+func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep *os.File, closeAfter []*os.File, status *os.File, err error) {
+	return cmd, nil, nil, nil, nil
 }
 
 // Supervise is not available here.

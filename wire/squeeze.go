@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -85,6 +86,12 @@ type squeezer struct {
 	frames []squeezeFrame
 	// scratch holds a dropped member, braced, to validate it.
 	scratch []byte
+	// depth and deepest follow the nesting as Depth counts it.
+	depth, deepest int
+	// decided is set once the line's first byte is known; hopeless then
+	// says that it cannot start JSON: only the start of the text is kept,
+	// and the line's issues come from what was counted.
+	decided, hopeless bool
 }
 
 // SqueezeItems is how many items (or members) of an array (or object)
@@ -123,11 +130,18 @@ func (s *squeezer) structure(b []byte) {
 		}
 		c := b[k]
 		b = b[k+1:]
+		// Frames are kept to the harness's depth: a line nested deeper is
+		// never decoded, and 50 MiB of [ would be 50 million frames.
+		tracked := !s.hopeless && s.depth >= 0 && s.depth == len(s.frames)
 		switch c {
 		case '[', '{':
-			s.frames = append(s.frames, squeezeFrame{object: c == '{'})
+			s.depth++
+			s.deepest = max(s.deepest, s.depth)
+			if tracked && s.depth <= MaxDepth+1 {
+				s.frames = append(s.frames, squeezeFrame{object: c == '{'})
+			}
 		case ',':
-			if n := len(s.frames); n > 1 {
+			if n := len(s.frames); tracked && n > 1 {
 				f := &s.frames[n-1]
 				if f.dropping {
 					s.dropItem(f)
@@ -138,12 +152,13 @@ func (s *squeezer) structure(b []byte) {
 				}
 			}
 		case ']', '}':
-			if n := len(s.frames); n > 0 {
+			if n := len(s.frames); tracked && n > 0 {
 				if f := &s.frames[n-1]; f.dropping {
 					s.dropItem(f)
 				}
 				s.frames = s.frames[:n-1]
 			}
+			s.depth--
 		}
 		s.out = append(s.out, c)
 	}
@@ -153,6 +168,9 @@ func (s *squeezer) structure(b []byte) {
 // it and the comma from the text, counting them as removed where they
 // were.
 func (s *squeezer) dropItem(f *squeezeFrame) {
+	if f.itemStart >= len(s.out) {
+		return // a hopeless line's text was cut before it
+	}
 	item := s.out[f.itemStart+1:]
 	if f.object {
 		s.scratch = append(append(append(s.scratch[:0], '{'), item...), '}')
@@ -203,6 +221,33 @@ var inStringSpecial = func() (t [256]bool) {
 
 func (s *squeezer) write(p []byte) {
 	s.facts(p)
+	s.scan(p)
+	s.decide()
+	if s.hopeless && len(s.out) > hopelessKeep {
+		s.out = s.out[:hopelessKeep]
+	}
+}
+
+// hopelessKeep is how much of a line that cannot be JSON a squeezed text
+// keeps: enough to show it, not 50 MiB of garbage.
+const hopelessKeep = 64 << 10
+
+// decide notes, once the line's first byte past a BOM and white space has
+// come, whether the line can be JSON at all.
+func (s *squeezer) decide() {
+	if s.decided || len(s.out) < len(bom) {
+		return
+	}
+	t := bytes.TrimLeftFunc(bytes.TrimPrefix(s.out, bom), unicode.IsSpace)
+	if len(t) == 0 || !utf8.FullRune(t) {
+		return
+	}
+	s.decided = true
+	s.hopeless = bytes.IndexByte([]byte(`{["-0123456789tfn`), t[0]) < 0
+}
+
+// scan adds p to the squeezed text.
+func (s *squeezer) scan(p []byte) {
 	for i := 0; i < len(p); {
 		if !s.inString {
 			j := bytes.IndexByte(p[i:], '"')
@@ -371,7 +416,14 @@ func (s *squeezer) finish(head []byte, crlf bool) (*Squeezed, []FrameIssue) {
 		issues = append(issues, IssueRawNewline)
 	}
 	var v json.RawMessage
-	issues, v = valueIssues(issues, sq.Text, s.bad)
+	switch {
+	case !s.hopeless:
+		issues, v = valueIssues(issues, sq.Text, s.bad)
+	case s.deepest > MaxDepth:
+		issues = append(issues, IssueTooDeep)
+	default:
+		issues = append(issues, IssueNotJSON)
+	}
 	sq.Value = v
 	return sq, issues
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -198,4 +199,39 @@ func TestSqueezedLineMemory(t *testing.T) {
 	if len(l.Raw) != 4096 {
 		t.Errorf("kept %d bytes of the line, want 4096", len(l.Raw))
 	}
+}
+
+// TestSqueezedGarbageMemory: a 50 MiB line that cannot be JSON keeps the
+// start of its text, and its issues are the whole line's.
+func TestSqueezedGarbageMemory(t *testing.T) {
+	const size = 50 << 20
+	for _, c := range []struct {
+		body string
+		want FrameIssue
+	}{{"garbage ", IssueNotJSON}, {"x[[[[[[[", IssueTooDeep}} {
+		r := io.MultiReader(strings.NewReader(strings.Repeat(c.body, size/len(c.body))), strings.NewReader("\n{}\n"))
+		lr := NewLineReader(r, 64<<20)
+		lr.ClipPast(func(int64) bool { return false }, 4096)
+		var l *Line
+		var err error
+		allocated := allocatedBy(func() { l, err = lr.Next() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Squeezed == nil || l.Squeezed.Value != nil || len(l.Issues) != 1 || l.Issues[0] != c.want || l.Len != size {
+			t.Fatalf("%q: got %v (%d bytes, squeezed %v); want a squeezed line of %d bytes with %v", c.body, l.Issues, l.Len, l.Squeezed != nil, size, c.want)
+		}
+		if allocated > 16<<20 {
+			t.Errorf("%q: reading the line allocated %d MiB, want it bounded", c.body, allocated>>20)
+		}
+	}
+}
+
+// allocatedBy returns how many bytes f allocated.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -34,6 +34,15 @@ func TestExitCodes(t *testing.T) {
 		{"bad glob", func(*testing.T) []string { return []string{"--skip", "res[ources"} }, exitUsage, "bad glob pattern", ""},
 		{"report into a missing directory", func(*testing.T) []string { return []string{"--json", "no/such/dir/r.json"} }, exitUsage, "cannot write no/such/dir/r.json", ""},
 		{"missing server binary", func(*testing.T) []string { return []string{"/nonexistent/server"} }, exitTarget, "", "the server did not start: the command could not be started: /nonexistent/server: no such file"},
+		// Found and executable, but no program: the supervisor's exec
+		// fails, and it reads as the harness's own failure would.
+		{"server binary that cannot run", func(t *testing.T) []string {
+			bad := filepath.Join(t.TempDir(), "bad")
+			if err := os.WriteFile(bad, []byte("\x7fELFnot a program"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return []string{bad}
+		}, exitTarget, "", "the server did not start: the command could not be started: fork/exec"},
 		// Whether the server had read its input is a race it alone
 		// decides: either wording is true.
 		{"server exits before initialize", func(t *testing.T) []string { return against(t, nil, "crash-on-start") }, exitTarget, "",

@@ -127,7 +127,7 @@ func executeRun(b *testing.B, argv, env []string) (*evidence.Run, []*vectors.Fil
 // limit mcpconform sets in main is set here too.
 func BenchmarkHostileRun(b *testing.B) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
-	for _, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line"} {
+	for _, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line", "huge-line", "huge-server-info"} {
 		b.Run(fault, func(b *testing.B) {
 			argv, env := self(b, "mock", "MCPCONFORM_BENCH_FAULTS="+fault)
 			benchRun(b, argv, env)

@@ -1,0 +1,4 @@
+package runner
+
+// JudgeBudget is judgeBudget, for tests.
+var JudgeBudget = judgeBudget
