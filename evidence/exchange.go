@@ -259,7 +259,7 @@ func httpRefusals(entries []transcript.Entry) map[int]bool {
 			sent[ev.HTTPRequest.Exchange] = e.Seq
 		case e.Dir == transcript.Recv && ev.HTTPResponse != nil && ev.HTTPResponse.Status >= 400:
 			line, ok := sent[ev.HTTPResponse.Exchange]
-			if ok && line < len(entries) && !holdsRequest(entries[line]) {
+			if ok && line < len(entries) && onlyNotices(entries[line]) {
 				out[e.Seq] = true
 			}
 		}
@@ -267,14 +267,16 @@ func httpRefusals(entries []transcript.Entry) map[int]bool {
 	return out
 }
 
-// holdsRequest reports whether a client line carries a request.
-func holdsRequest(e transcript.Entry) bool {
+// onlyNotices reports whether a client line carries notifications or
+// responses, and nothing else: no request, nothing it could not read
+// (whose answer is the error a malformed line gets).
+func onlyNotices(e transcript.Entry) bool {
 	for _, m := range e.Msgs {
-		if m != nil && m.Kind() == wire.KindRequest {
-			return true
+		if m == nil || m.Kind() == wire.KindRequest {
+			return false
 		}
 	}
-	return false
+	return len(e.Msgs) > 0
 }
 
 // readableID returns the id member of a client line when the line is an

@@ -87,6 +87,7 @@ var (
 	uuids     = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 	sessions  = regexp.MustCompile(`session "[^"]*"`)
 	exchanges = regexp.MustCompile(`exchange(s?) \d+( and \d+)?`)
+	counts    = regexp.MustCompile(`\(\d+ times\)`)
 	requests  = regexp.MustCompile(`\((id|http) \d+\)|\(http \d+:|\bid \d+\b`)
 	ports     = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`)
 )
@@ -108,6 +109,7 @@ func steady(s string) string {
 	s = uuids.ReplaceAllString(s, "<uuid>")
 	s = sessions.ReplaceAllString(s, `session "<id>"`)
 	s = exchanges.ReplaceAllString(s, "exchange$1 <n>")
+	s = counts.ReplaceAllString(s, "(<n> times)")
 	s = requests.ReplaceAllStringFunc(s, func(m string) string {
 		return strings.Map(func(r rune) rune {
 			if r >= '0' && r <= '9' {

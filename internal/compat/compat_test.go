@@ -201,7 +201,6 @@ var allowedWarns = map[string]map[string]string{
 		"invalid-request-wrong-jsonrpc-version@2026-07-28": whyMetaFirst,
 		"invalid-request-method-not-string":                "ERR-15: a request whose method is a number gets -32700 (parse error) instead of -32600",
 		"invalid-request-null-id":                          whyNullID,
-		"parse-error":                                      whySilentParse,
 		"prompts-missing-argument":                         whyPromptArgsToHandler,
 		"resources-read-missing-uri-param":                 whyParamsCode,
 		"resources-read-no-params":                         whyNoParamsCode,
@@ -216,6 +215,8 @@ var allowedWarns = map[string]map[string]string{
 		"invalid-request-method-not-string":     whyParseForInvalid,
 		"invalid-request-missing-jsonrpc":       whyParseForInvalid,
 		"invalid-request-wrong-jsonrpc-version": whyParseForInvalid,
+		// Over HTTP a body that is not JSON is refused with -32700.
+		"parse-error": "",
 	}),
 	"ts": tsWarns(),
 	"everything": tsWarns(map[string]string{
@@ -253,11 +254,15 @@ func goHTTPWarns(more ...map[string]string) map[string]string {
 	return withMore(m, more)
 }
 
-// withMore adds to m the entries of more, which replace m's.
+// withMore adds to m the entries of more, which replace m's; an empty
+// justification removes the entry.
 func withMore(m map[string]string, more []map[string]string) map[string]string {
 	for _, o := range more {
 		for k, v := range o {
 			m[k] = v
+			if v == "" {
+				delete(m, k)
+			}
 		}
 	}
 	return m
