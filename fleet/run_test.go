@@ -108,7 +108,7 @@ func TestFleetClasses(t *testing.T) {
 		"needs-a-key":    {reports.ClassSetupError, "requires MCPCONFORM_FLEET_TEST_KEY, which is not set"},
 		"setup-fails":    {reports.ClassSetupError, "the setup command exited with status 2"},
 		"exits-silently": {reports.ClassSetupError, "exited with status 1"},
-		"over-http":      {reports.ClassSetupError, "URL targets need"},
+		"over-http":      {reports.ClassSetupError, "nothing answers at http://127.0.0.1:9/mcp"},
 	}
 	if len(fl.Targets) != len(want) || len(done) != len(want) {
 		t.Fatalf("got %d targets (%d reported done), want %d", len(fl.Targets), len(done), len(want))
