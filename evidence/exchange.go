@@ -256,6 +256,46 @@ func httpCarriers(entries []transcript.Entry) map[int]int {
 	return out
 }
 
+// httpRefusals returns the messages that are the body of an HTTP error
+// status answering a POST of no request (notifications or responses
+// only): "If the server cannot accept the input, it MUST return an HTTP
+// error status code ... The HTTP response body MAY comprise a JSON-RPC
+// error response that has no id". Such a body is the transport's
+// refusal, not a reply to a notification.
+func httpRefusals(entries []transcript.Entry) map[int]bool {
+	out := map[int]bool{}
+	sent := map[int]int{}
+	for i, e := range entries {
+		if i == 0 {
+			continue
+		}
+		ev := entries[i-1].Event
+		switch {
+		case ev == nil:
+		case e.Dir == transcript.Send && ev.HTTPRequest != nil:
+			sent[ev.HTTPRequest.Exchange] = e.Seq
+		case e.Dir == transcript.Recv && ev.HTTPResponse != nil && ev.HTTPResponse.Status >= 400:
+			line, ok := sent[ev.HTTPResponse.Exchange]
+			if ok && line < len(entries) && onlyNotices(entries[line]) {
+				out[e.Seq] = true
+			}
+		}
+	}
+	return out
+}
+
+// onlyNotices reports whether a client line carries notifications or
+// responses, and nothing else: no request, nothing it could not read
+// (whose answer is the error a malformed line gets).
+func onlyNotices(e transcript.Entry) bool {
+	for _, m := range e.Msgs {
+		if m == nil || m.Kind() == wire.KindRequest {
+			return false
+		}
+	}
+	return len(e.Msgs) > 0
+}
+
 // readableID returns the id member of a client line when the line is an
 // object that has one (whatever else is wrong with it), else nil.
 func readableID(e transcript.Entry) json.RawMessage {
@@ -303,6 +343,7 @@ func buildIndex(p *Process) *exchanges {
 	// client line it answers is that exchange's body, whatever came
 	// between (see transcript/http.go).
 	carried := httpCarriers(entries)
+	refusals := httpRefusals(entries)
 	for _, e := range entries {
 		switch e.Dir {
 		case transcript.Send:
@@ -355,6 +396,9 @@ func buildIndex(p *Process) *exchanges {
 						}
 						continue
 					}
+				}
+				if refusals[e.Seq] {
+					continue // the transport's refusal of a notice, judged by HTTP-03
 				}
 				r := &Reply{Msg: m, Seq: e.Seq, To: -1}
 				x.replies = append(x.replies, r)

@@ -26,8 +26,7 @@ type prepared struct {
 	// setupDir is where the setup runs.
 	setupDir string
 	// missing is the setup error found before anything runs: a variable
-	// required and not set, a URL this build cannot drive, a cwd that
-	// does not exist.
+	// required and not set, a cwd that does not exist.
 	missing string
 	// notes are what the fleet tells about the target (a variable named
 	// in env that is not set).
@@ -90,8 +89,7 @@ func (f *File) prepare(t Target, environ []string, tool string) *prepared {
 			unset = append(unset, k)
 		}
 	}
-	switch {
-	case len(unset) > 0:
+	if len(unset) > 0 {
 		p.missing = fmt.Sprintf("requires %s, which %s not set in the environment the fleet runs in: not run", strings.Join(unset, ", "), plural(len(unset), "is", "are"))
 	}
 	var header []string

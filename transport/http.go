@@ -214,7 +214,9 @@ type httpConn struct {
 	// lingering are the streams that carried every response they owed
 	// and were still open then (exchange.linger).
 	lingering []chan struct{}
-	quitOnce  sync.Once
+	// last is the last GET opened; listenEx, the session's own GET stream.
+	last, listenEx *exchange
+	quitOnce       sync.Once
 
 	endMu   sync.Mutex
 	ended   bool
@@ -562,6 +564,9 @@ func (c *httpConn) listen() {
 	c.listening = true
 	c.mu.Unlock()
 	c.get(c.cfg.ListenTag, "", maxReconnects, nil)
+	c.mu.Lock()
+	c.listenEx = c.last
+	c.mu.Unlock()
 }
 
 // get opens a GET stream, resuming after lastID when it is set. ids are
@@ -588,6 +593,7 @@ func (c *httpConn) get(tag, lastID string, reconnects int, ids []json.RawMessage
 	c.userFields(f)
 	c.exchanges++
 	ex := &exchange{c: c, n: c.exchanges, method: http.MethodGet, url: c.url, fields: f, reconnects: reconnects, ids: ids, resumed: len(ids) > 0}
+	c.last = ex
 	for _, id := range ids {
 		c.streams[wire.IDKey(id)] = ex
 	}

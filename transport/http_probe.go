@@ -62,9 +62,9 @@ type HTTPProbe struct {
 	// NoSession leaves out the session id and the version header: a
 	// request of no session.
 	NoSession bool
-	// Window bounds how long the response is read: past it the harness
-	// closes it (0: until the session ends). Events, when positive, ends
-	// it once that many server-sent events were read.
+	// Window bounds how long the response is read once its header came:
+	// past it the harness closes it (0: until the session ends). Events,
+	// when positive, ends it once that many server-sent events were read.
 	Window time.Duration
 	Events int
 }
@@ -167,8 +167,20 @@ func (c *httpConn) Probe(r HTTPProbe, wait time.Duration) (*ProbeHandle, error) 
 	c.userFields(f)
 	r.Edit.apply(f)
 	if r.Method == http.MethodDelete && !r.NoSession {
-		// The session the probe ends is not ended again at Close.
+		// The session the probe ends is not ended again at Close; and its
+		// own GET stream, opened as it began, is answered first, so that
+		// the GET is judged as the live session's.
 		c.deleted = true
+		if l := c.listenEx; l != nil {
+			c.mu.Unlock()
+			t := time.NewTimer(wait)
+			select {
+			case <-l.head:
+			case <-t.C:
+			}
+			t.Stop()
+			c.mu.Lock()
+		}
 	}
 	c.exchanges++
 	ex := &exchange{c: c, n: c.exchanges, method: r.Method, url: u, fields: f, events: r.Events, recorded: make(chan struct{})}
@@ -179,6 +191,11 @@ func (c *httpConn) Probe(r HTTPProbe, wait time.Duration) (*ProbeHandle, error) 
 	go ex.run()
 	if r.Window > 0 {
 		go func() {
+			select {
+			case <-ex.head:
+			case <-ex.finished:
+				return
+			}
 			t := time.NewTimer(r.Window)
 			defer t.Stop()
 			select {

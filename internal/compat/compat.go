@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -45,6 +46,27 @@ var Servers = []Server{
 	{Name: "mcpgo", Title: "mcp-go", BuiltOn: "github.com/mark3labs/mcp-go v1.2.1", Transport: "stdio"},
 	{Name: "ts", Title: "TS McpServer", BuiltOn: "@modelcontextprotocol/sdk 1.32.2 (McpServer)", Transport: "stdio"},
 	{Name: "everything", Title: "server-everything", BuiltOn: "@modelcontextprotocol/server-everything 2026.8.31", Transport: "stdio"},
+	// The same servers over Streamable HTTP, each launched on a port of
+	// the run's choosing and judged at its endpoint.
+	{Name: "gosdk-http", Title: "go-sdk (HTTP)", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (StreamableHTTPHandler)", Transport: "http"},
+	{Name: "gosdk-stateless-http", Title: "go-sdk stateless (HTTP)", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (StreamableHTTPHandler, Stateless)", Transport: "http"},
+	{Name: "mcpgo-http", Title: "mcp-go (HTTP)", BuiltOn: "github.com/mark3labs/mcp-go v1.2.1 (StreamableHTTPServer)", Transport: "http"},
+	{Name: "everything-http", Title: "server-everything (HTTP)", BuiltOn: "@modelcontextprotocol/server-everything 2026.8.31 (streamableHttp)", Transport: "http"},
+}
+
+// Base is the name of the stdio server an HTTP server of Servers is the
+// HTTP form of (its own name for a stdio server): their settings are one.
+func Base(name string) string {
+	for _, s := range Servers {
+		if s.Name == name && s.Transport == "http" {
+			for _, b := range Servers {
+				if b.Transport != "http" && strings.HasPrefix(name, b.Name+"-") {
+					return b.Name
+				}
+			}
+		}
+	}
+	return name
 }
 
 // Golden is the recorded outcome of the whole suite against one server.
@@ -56,6 +78,47 @@ type Golden struct {
 	// that is not a pass. Kept apart from Verdicts so that a diff of the
 	// verdicts stays one line per check.
 	Reasons map[string]string `json:"reasons"`
+}
+
+// What differs from run to run in what is said of an HTTP server: the
+// ids it makes up (sessions, events), the numbers of the exchanges (the
+// order of concurrent requests), and the port it was launched on.
+var (
+	uuids     = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	sessions  = regexp.MustCompile(`session "[^"]*"`)
+	exchanges = regexp.MustCompile(`exchange(s?) \d+( and \d+)?`)
+	counts    = regexp.MustCompile(`\(\d+ times\)`)
+	requests  = regexp.MustCompile(`\((id|http) \d+\)|\(http \d+:|\bid \d+\b`)
+	ports     = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`)
+)
+
+// overHTTP reports whether the server of that name is reached over HTTP:
+// the order of its requests' numbers is the order concurrent requests
+// happened to take.
+func overHTTP(name string) bool {
+	for _, s := range Servers {
+		if s.Name == name {
+			return s.Transport == "http"
+		}
+	}
+	return false
+}
+
+// steady replaces in a reason what differs from run to run.
+func steady(s string) string {
+	s = uuids.ReplaceAllString(s, "<uuid>")
+	s = sessions.ReplaceAllString(s, `session "<id>"`)
+	s = exchanges.ReplaceAllString(s, "exchange$1 <n>")
+	s = counts.ReplaceAllString(s, "(<n> times)")
+	s = requests.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return 'n'
+			}
+			return r
+		}, m)
+	})
+	return ports.ReplaceAllString(s, "$1:<port>")
 }
 
 // Key is the golden key of a check judged under a protocol version.
@@ -83,7 +146,11 @@ func FromResults(server, nonce string, results []reports.Result) (*Golden, error
 		}
 		g.Verdicts[k] = r.Verdict
 		if r.Verdict != reports.Pass {
-			g.Reasons[k] = reports.ShortReason(r.Message, nonce)
+			msg := r.Message
+			if overHTTP(server) {
+				msg = steady(msg)
+			}
+			g.Reasons[k] = reports.ShortReason(msg, nonce)
 		}
 	}
 	return g, nil

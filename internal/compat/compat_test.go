@@ -38,6 +38,15 @@ var argv = map[string]func(testing.TB) []string{
 	"everything": testservers.Everything,
 }
 
+// httpOf names the server of httpServers behind each HTTP server of
+// compat.Servers.
+var httpOf = map[string]string{
+	"gosdk-http":           "gosdk",
+	"gosdk-stateless-http": "gosdk-stateless",
+	"mcpgo-http":           "mcpgo",
+	"everything-http":      "everything",
+}
+
 // allowedFails lists every fail the suite may give against a real server,
 // keyed by check id ("id" for every version, "id@version" for one), each
 // with the reason the server, not the suite, is wrong. A fail missing here
@@ -72,6 +81,36 @@ var allowedFails = map[string]map[string]string{
 	"ts": {
 		"every-request-answered": whyDropsParamsArray,
 	},
+	"gosdk-http": {
+		"http-batch-post":       whyBatchRefused,
+		"http-origin-validated": whyOriginServed,
+		"id-echo-fractional":    whyIDTruncated,
+	},
+	"gosdk-stateless-http": {
+		"http-batch-post":                         whyBatchRefused,
+		"http-origin-validated":                   whyOriginServed,
+		"id-echo-fractional":                      whyIDTruncated,
+		"http-encoded-name@2026-07-28":            "HTTP-24: an Mcp-Name in the Base64 sentinel form (=?base64?…?=) of the body's URI is refused with -32020 (\"servers MUST decode an encoded Mcp-Name … before comparing it to the corresponding request body value\")",
+		"http-protocol-version-header@2026-07-28": whyNoVersionError,
+	},
+	"mcpgo-http": {
+		"batch-accepted@2025-03-26":               "JSONRPC-11: 2025-03-26 requires receiving batches; mcp-go answers a POST holding a batch with -32700",
+		"http-batch-post":                         whyBatchRefused,
+		"http-origin-validated":                   whyOriginServed,
+		"http-notice-refused-status":              "HTTP-03: a notification whose params is a string is refused with -32700 under status 200 (\"If the server cannot accept the input, it MUST return an HTTP error status code\")",
+		"http-protocol-version-header@2026-07-28": whyNoVersionError,
+		"invalid-request-boolean-id":              "ERR-02/JSONRPC-02: mcp-go serves a request whose id is `true` (a request id is a string or an integer)",
+	},
+	"everything-http": {
+		"http-origin-validated": whyOriginServed,
+		// The TypeScript SDK's in-memory event store keeps the priming
+		// events as the message {} and replays every stream's events
+		// after the one named.
+		"http-resume-same-stream":           "HTTP-14: a GET with Last-Event-ID naming an event of one POST's stream replays responses that came on other streams (\"The server MUST NOT replay messages that would have been delivered on a different stream\")",
+		"http-event-ids-unique":             "HTTP-13: the resumed stream carries event ids of other streams again, replaying their events (the ids of a session's events \"MUST be globally unique across all streams within that session\")",
+		"jsonrpc-version@2025-11-25":        "JSONRPC-01: the resumed stream replays the priming events as events whose data is {}, an object without \"jsonrpc\" that a client reads as a message",
+		"http-session-ended-404@2025-11-25": "HTTP-10: after the DELETE that ended its session (200), a request with the session's id gets 400 (-32000) instead of 404 Not Found (\"after which it MUST respond to requests containing that session ID with HTTP 404 Not Found\")",
+	},
 	"everything": {
 		// The get-resource-links tool answers with resource_link blocks
 		// whatever version was negotiated; the type exists from
@@ -84,6 +123,11 @@ var allowedFails = map[string]map[string]string{
 
 // Justifications shared by several servers.
 const (
+	whyBatchRefused      = "HTTP-30/JSONRPC-11: at 2025-03-26 a POST holding a batch is refused with 400 (\"MCP implementations … MUST support receiving JSON-RPC batches\")"
+	whyOriginServed      = "HTTP-18: a request from the foreign Origin http://mcpconform.invalid to the server on 127.0.0.1 is served (\"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks\"); the SDK checks no Origin unless the server sets it up"
+	whyIDTruncated       = "JSONRPC-05/JSONRPC-16: a request with the id 1.5 is answered with the id 1; JSON-RPC: the response id \"MUST be the same as the value of the id member in the Request Object\""
+	whyNoVersionError    = "HTTP-17: a request whose MCP-Protocol-Version is 1900-01-01 gets 400 without the UnsupportedProtocolVersionError (-32022) 2026-07-28 pairs with it"
+	whyHTTPSilent        = "ERR-02: over HTTP a structurally invalid request gets no -32600, only an empty answer (a warning)"
 	whyUnknownToolResult = "TOOLS-21: a call of an unknown tool is answered with a tool result (isError, the text \"MCP error -32602 …\") instead of the error response the schema asks for errors in finding a tool"
 	whyDualEra           = "LIFE-20 (disputed): a dual-era server takes a request without a protocol version for legacy traffic, where server/discover is no method (-32601)"
 	whyNullID            = "ERR-02: a request with a null id (JSON-RPC's, not MCP's) is neither refused nor served; silence is the usual SDK behaviour and a warning"
@@ -142,11 +186,86 @@ var allowedWarns = map[string]map[string]string{
 		"resources-read-missing-uri-param":             whyParamsCode,
 		"resources-read-uri-not-string":                whyParamsCode,
 	},
+	"gosdk-http": goHTTPWarns(),
+	"gosdk-stateless-http": goHTTPWarns(map[string]string{
+		"http-sse-no-buffering@2026-07-28":            whyNoBuffering,
+		"log-unknown-level-meta@2026-07-28":           "LOG-07: a request whose _meta io.modelcontextprotocol/logLevel is no syslog level is served instead of refused with -32602",
+		"resources-read-missing-uri-param@2026-07-28": whyParamsCode,
+		"resources-read-uri-not-string@2026-07-28":    whyParamsCode,
+	}),
+	"mcpgo-http": {
+		"http-session-required":                            "HTTP-09: a request without the session id the server gave gets 404 instead of 400 Bad Request (a SHOULD)",
+		"http-sse-no-buffering@2026-07-28":                 whyNoBuffering,
+		"invalid-request-boolean-id@2026-07-28":            whyMetaFirst,
+		"invalid-request-missing-jsonrpc@2026-07-28":       whyMetaFirst,
+		"invalid-request-wrong-jsonrpc-version@2026-07-28": whyMetaFirst,
+		"invalid-request-method-not-string":                "ERR-15: a request whose method is a number gets -32700 (parse error) instead of -32600",
+		"invalid-request-null-id":                          whyNullID,
+		"prompts-missing-argument":                         whyPromptArgsToHandler,
+		"resources-read-missing-uri-param":                 whyParamsCode,
+		"resources-read-no-params":                         whyNoParamsCode,
+		"resources-read-uri-not-string":                    whyParamsCode,
+	},
+	"everything-http": tsWarns(map[string]string{
+		"template-mimetype-matches":             "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
+		"log-unknown-level":                     "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
+		"http-priming-event@2025-11-25":         "HTTP-15: the stream of a POST begins with the response's event, not with a priming event holding an event id and empty data (a SHOULD)",
+		"params-array-refused":                  "ERR-15: resources/list with \"params\": [] is refused with -32700 (parse error) instead of -32602 or -32600",
+		"invalid-request-boolean-id":            whyParseForInvalid,
+		"invalid-request-method-not-string":     whyParseForInvalid,
+		"invalid-request-missing-jsonrpc":       whyParseForInvalid,
+		"invalid-request-wrong-jsonrpc-version": whyParseForInvalid,
+		// Over HTTP a body that is not JSON is refused with -32700.
+		"parse-error": "",
+	}),
 	"ts": tsWarns(),
 	"everything": tsWarns(map[string]string{
 		"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
 		"log-unknown-level":         "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
 	}),
+}
+
+// More justifications of warnings over HTTP.
+const (
+	whyNoBuffering     = "HTTP-26: SSE responses carry no X-Accel-Buffering: no (a SHOULD)"
+	whyMetaFirst       = "ERR-02: a 2026-07-28 request with a broken envelope gets -32602 for its _meta, checked first, instead of -32600"
+	whyParseForInvalid = "ERR-02: over HTTP a structurally invalid request is refused with -32700 (parse error) instead of -32600"
+)
+
+// goHTTPWarns is what go-sdk's StreamableHTTPHandler is warned about,
+// with more.
+func goHTTPWarns(more ...map[string]string) map[string]string {
+	m := map[string]string{
+		"batch-accepted@2025-03-26":               whyDropsBatches,
+		"http-priming-event@2025-11-25":           "HTTP-15: the stream of the POST of initialize begins with an event without an id (a SHOULD: a priming event holds an event id and empty data)",
+		"http-retry-before-close@2025-11-25":      "HTTP-16: a stream closed before its response (the ping with the id 9007199254740993, which go-sdk cannot echo) sent no retry field first (a SHOULD)",
+		"http-stream-carries-response":            "HTTP-04: the stream of a ping with the id 9007199254740993, beyond an IEEE double's exact integers, ends without its response (the request is one go-sdk cannot echo)",
+		"invalid-request-boolean-id":              whyHTTPSilent,
+		"invalid-request-method-not-string":       whyHTTPSilent,
+		"invalid-request-missing-jsonrpc":         whyHTTPSilent,
+		"invalid-request-wrong-jsonrpc-version":   whyHTTPSilent,
+		"invalid-request-null-id":                 whyNullID,
+		"log-unknown-level":                       "LOG-07: logging/setLevel with a level no version defines is answered {} instead of -32602",
+		"parse-error":                             whySilentParse,
+		"prompts-missing-argument":                whyPromptArgsToHandler,
+		"resources-read-unknown-uri":              whyLegacyNotFound,
+		"resources-read-unknown-uri-known-scheme": whyLegacyNotFound,
+	}
+	return withMore(m, more)
+}
+
+// withMore adds to m the entries of more, which replace m's; an empty
+// justification removes the entry.
+func withMore(m map[string]string, more []map[string]string) map[string]string {
+	for _, o := range more {
+		for k, v := range o {
+			m[k] = v
+			if v == "" {
+				delete(m, k)
+			}
+		}
+	}
+	return m
 }
 
 // tsWarns is what both servers on the TypeScript SDK are warned about,
@@ -172,12 +291,7 @@ func tsWarns(more ...map[string]string) map[string]string {
 		"tools-list-invalid-cursor":               whyCursorIgnored,
 		"prompts-list-invalid-cursor":             whyCursorIgnored,
 	}
-	for _, o := range more {
-		for k, v := range o {
-			m[k] = v
-		}
-	}
-	return m
+	return withMore(m, more)
 }
 
 func TestGolden(t *testing.T) {
@@ -186,7 +300,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, s := range compat.Servers {
 		t.Run(s.Name, func(t *testing.T) {
-			got := runSuite(t, argv[s.Name](t), s.Name)
+			got := runSuite(t, s, argv[s.Name])
 			checkAllowed(t, s.Name, withoutRaced(s.Name, got), reports.Fail, allowedFails[s.Name])
 			checkAllowed(t, s.Name, got, reports.Warn, allowedWarns[s.Name])
 			// A harness error against a real server is the suite's own
@@ -232,20 +346,44 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// runSuite runs the whole suite, every protocol version, against argv.
-func runSuite(t *testing.T, argv []string, name string) *compat.Golden {
+// runSuite runs the whole suite, every protocol version, against server
+// s: the command argv gives, or over HTTP the server of httpServers,
+// launched on a port of the run's.
+func runSuite(t *testing.T, s compat.Server, argv func(testing.TB) []string) *compat.Golden {
 	t.Helper()
+	name := s.Name
 	// The settings are the target list's (targets.yaml, which says why
 	// each is what it is), so that a fleet of the same servers judges
-	// them alike.
-	tg := target(t, name)
+	// them alike; an HTTP server has its stdio form's.
+	tg := target(t, compat.Base(name))
 	policy, err := plan.ParseToolPolicy(tg.CallTools)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var env []string
+	var http *execute.HTTPTarget
+	if s.Transport == "http" {
+		hs := httpServer{}
+		for _, h := range httpServers {
+			if h.name == httpOf[name] {
+				hs = h
+			}
+		}
+		argv, env, http = hs.argv, hs.env, &execute.HTTPTarget{}
+		// No tool is called over HTTP: the stdio golden of the same server
+		// judges its tool results, and calls running side by side over
+		// HTTP miss the tool deadline on a loaded machine, which would
+		// make every tools/call after them go unsent.
+		policy = plan.ToolPolicy{Mode: plan.CallNone}
+	}
+	command := argv(t)
+	if command == nil {
+		t.Skip("the server is not installed (internal/testservers/setup.sh)")
+	}
 	cfg := execute.Config{
-		Command:       argv,
-		Env:           transport.Environment(nil, false),
+		Command:       command,
+		Env:           transport.Environment(env, false),
+		HTTP:          http,
 		Timeout:       time.Duration(tg.Timeout),
 		SpecVersion:   tg.SpecVersion,
 		StartTimeout:  time.Duration(tg.StartTimeout),
@@ -305,7 +443,9 @@ func TestTargetsListTheServers(t *testing.T) {
 		ids = append(ids, tg.ID)
 	}
 	for _, s := range compat.Servers {
-		want = append(want, s.Name)
+		if s.Transport != "http" {
+			want = append(want, s.Name)
+		}
 	}
 	if diff := cmp.Diff(want, ids); diff != "" {
 		t.Errorf("targets.yaml lists (-want +got):\n%s", diff)

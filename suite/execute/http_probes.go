@@ -25,8 +25,9 @@ import (
 
 // probeWindow bounds how long a probe reads a stream it opened (a
 // resumed stream, a GET of a 2026-07-28 server, the deprecated
-// transport's stream).
-const probeWindow = time.Second
+// transport's stream) once its header came: what a server replays or
+// sends first comes at once.
+const probeWindow = 500 * time.Millisecond
 
 // probeDeadline bounds a request a probe sends: a live server answers at
 // once, and one that does not is not judged.
@@ -89,9 +90,6 @@ func (l *live) httpProbes(ctx context.Context) {
 			l.edited(ctx, l.p, r, transport.HTTPEdit{Set: transcript.Header{{Name: "MCP-Protocol-Version", Value: plan.VersionUnknown}}})
 		})
 	}
-	if l.x.needs(plan.ProbeHTTPOrigin) {
-		l.originProbe(ctx)
-	}
 	if l.modern {
 		l.modernHTTPProbes(ctx)
 		return
@@ -120,11 +118,11 @@ func (l *live) notifyProbe(ctx context.Context) {
 	if !l.modern {
 		_, _ = c.Write(tag("response"), []byte(`{"jsonrpc":"2.0","id":"mcpconform-never-asked","result":{}}`))
 	}
+	// Each write of a notice waits for its status, so what the server
+	// answered is on record before the next probe.
 	provoke(c, plan.ProbeHTTPNotify, func() {
 		_, _ = c.Write(tag("invalid"), []byte(`{"jsonrpc":"2.0","method":"notifications/mcpconform/probe","params":"not an object"}`))
 	})
-	// A ping answered says the notices before it were taken in.
-	l.followUp(ctx, l.p, plan.ProbeSettle.Tag(), probeDeadline(c))
 }
 
 // loopback reports whether the run's target listens on a loopback
@@ -142,12 +140,24 @@ func (x *executor) loopback() bool {
 	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
-// originProbe opens a session of its own with a foreign Origin on the
-// request that opens it.
-func (l *live) originProbe(ctx context.Context) {
-	if !l.x.loopback() {
-		return
+// originProbe opens, beside the session's other work, a session of its
+// own with a foreign Origin on the request that opens it; it returns
+// what waits for it.
+func (l *live) originProbe(ctx context.Context) (wait func()) {
+	if l.x.dial == nil || !l.x.needs(plan.ProbeHTTPOrigin) || !l.x.loopback() {
+		return func() {}
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.foreignOrigin(ctx)
+	}()
+	return func() { <-done }
+}
+
+// foreignOrigin sends the request that opens a session with a foreign
+// Origin, in a session of its own.
+func (l *live) foreignOrigin(ctx context.Context) {
 	q := l.x.start(evidence.RoleNegotiation, l.s.Version, "a session opened with Origin: "+plan.OriginForeign+", which a server on a loopback address must refuse")
 	if !overHTTP(q) {
 		q.finish()
@@ -186,13 +196,13 @@ func (l *live) resumeProbe(ctx context.Context) {
 	if last == "" || ctx.Err() != nil {
 		return
 	}
-	h, err := l.p.c.HTTP().Probe(transport.HTTPProbe{
+	// The resumed stream is read while the session's other work goes on:
+	// nothing it provokes is judged apart, and the session's end waits
+	// for its record.
+	_, _ = l.p.c.HTTP().Probe(transport.HTTPProbe{
 		Tag: plan.ProbeHTTPResume.Tag(), Method: http.MethodGet, Window: probeWindow,
 		Edit: transport.HTTPEdit{Set: transcript.Header{{Name: "Last-Event-ID", Value: last}}},
-	}, probeDeadline(l.p.c))
-	if err == nil {
-		wait(ctx, h.Done(), probeWindow+time.Second)
-	}
+	}, 0)
 }
 
 // wait waits for done, at most d.
@@ -283,14 +293,30 @@ func (l *live) namedRequest() *named {
 	return nil
 }
 
-// deleteProbe ends the session of a handshake-era probe process with
-// DELETE, then POSTs a ping with the ended session's id. The process
-// serves nothing more afterwards.
-func (l *live) deleteProbe(ctx context.Context) {
-	if l.modern || !overHTTP(l.p) || !l.p.alive() || ctx.Err() != nil || !l.x.needs(plan.ProbeHTTPDelete) || l.p.c.HTTP().Session() == "" {
+// deleteProbe starts, beside the rest of the run, a handshake-era probe
+// process of l's session's version that it ends with DELETE, then POSTs a
+// ping with the ended session's id; it returns what waits for it.
+func (l *live) deleteProbe(ctx context.Context) (wait func()) {
+	if l.modern || l.x.dial == nil || !l.x.needs(plan.ProbeHTTPDelete) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if p := l.openProbe(ctx, "a probe process whose session is ended with DELETE, then used again"); p != nil {
+			l.endSession(ctx, p)
+		}
+	}()
+	return func() { <-done }
+}
+
+// endSession ends p's session with DELETE, then POSTs a ping with the
+// ended session's id.
+func (l *live) endSession(ctx context.Context, p *proc) {
+	if !overHTTP(p) || !p.alive() || ctx.Err() != nil || p.c.HTTP().Session() == "" {
 		return
 	}
-	c := l.p.c
+	c := p.c
 	h, err := c.HTTP().Probe(transport.HTTPProbe{Tag: plan.ProbeHTTPDelete.Tag("delete"), Method: http.MethodDelete, Window: probeDeadline(c)}, probeDeadline(c))
 	if err != nil {
 		return

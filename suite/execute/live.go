@@ -343,6 +343,7 @@ func isTimeout(err error) bool {
 
 // sharedWork runs the session probes and the shared vector tests.
 func (l *live) sharedWork(ctx context.Context) {
+	defer l.originProbe(ctx)()
 	l.startToolCalls(ctx)
 	if l.modern {
 		l.modernProbes(ctx)

@@ -126,6 +126,7 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 	v := rd.s.s.Version
 	p.ev.Version = v
 	rd.s.s.AddProbe(p.ev.ID)
+	defer rd.s.sibling().deleteProbe(ctx)()
 	probe = rd.s.sibling()
 	probe.p = p
 	if h.err != "" || h.negotiated != v || !p.alive() {
@@ -153,12 +154,10 @@ func (x *executor) probeProcess(ctx context.Context, shared *future[*ready]) {
 			}()
 			probe.disposableWork(ctx, p, all, queue)
 			wg.Wait()
-			probe.deleteProbe(ctx)
 			return
 		}
 	}
 	probe.disposableWork(ctx, p, all, nil)
-	probe.deleteProbe(ctx)
 }
 
 // serving reports whether q answers a request after its handshake, as a
