@@ -88,6 +88,27 @@ func (p *Process) SpeaksHTTP() bool {
 	return false
 }
 
+// HTTPErrorBodies returns the entries (by seq) that are a JSON body of an
+// HTTP response with an error status: the transport refusing its input,
+// whose body "MAY comprise a JSON-RPC error response that has no id".
+func (p *Process) HTTPErrorBodies() map[int]bool {
+	out := map[int]bool{}
+	if !p.SpeaksHTTP() {
+		return out
+	}
+	for _, x := range p.HTTPExchanges() {
+		if x.Response == nil || x.Response.Status < 400 {
+			continue
+		}
+		for _, r := range x.Received {
+			if r.Event == nil {
+				out[r.Seq] = true
+			}
+		}
+	}
+	return out
+}
+
 // HTTPExchanges returns the process's HTTP exchanges in the order their
 // requests were recorded.
 func (p *Process) HTTPExchanges() []*HTTPExchange {

@@ -24,6 +24,9 @@ func (c *Client) noteDeclared(method string, line []byte) {
 		} `json:"params"`
 	}
 	if json.Unmarshal(line, &req) == nil {
+		if req.Params.Capabilities == nil {
+			req.Params.Capabilities = map[string]json.RawMessage{}
+		}
 		c.mu.Lock()
 		c.declared = req.Params.Capabilities
 		c.mu.Unlock()
@@ -31,7 +34,8 @@ func (c *Client) noteDeclared(method string, line []byte) {
 }
 
 // answerServerRequest answers what a server may ask of a client: ping gets
-// the empty result; anything else is a method this client does not offer
+// the empty result (with its resultType when no initialize was sent, as
+// 2026-07-28 wants); anything else is a method this client does not offer
 // (it declares no client capabilities). Answers are queued for one writer;
 // past maxReplyQueue they are dropped, and the drop is recorded once.
 func (c *Client) answerServerRequest(m *wire.Message) {
@@ -44,6 +48,10 @@ func (c *Client) answerServerRequest(m *wire.Message) {
 	}
 	var line []byte
 	switch {
+	case m.Method == "ping" && declared == nil:
+		// No initialize was sent: a 2026-07-28 exchange, whose every
+		// result names its type.
+		line = result(`{"resultType":"complete"}`)
 	case m.Method == "ping":
 		line = result(`{}`)
 	case m.Method == "roots/list" && declared["roots"] != nil:

@@ -314,7 +314,7 @@ func checkCounterOffer(j *J) Finding {
 		if wire.KnownVersion(h.offered) {
 			continue
 		}
-		if h.x.Stopped() && (j.Run.Fatal == nil || j.Run.Interrupted != "") {
+		if h.x.Stopped() && j.Run.Interrupted != "" {
 			// Cut short by the run (a signal, --run-timeout): not judged,
 			// and the report says so, as for every probe a cut leaves open.
 			t.undecide(At(h.x.Process, h.x.SentSeq), "the initialize offering %s: %s", h.offered, h.x.NoResponse)

@@ -92,6 +92,7 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 	var all []found
 	oversize := 0
 	for _, p := range procs {
+		refusals := p.HTTPErrorBodies()
 		walkSchema(p, side.skip, func(e transcript.Entry, m *wire.Message, answered *schema.Answered) {
 			judged := e.Dir == side.judged
 			if !judged && side.harnessOnPurpose {
@@ -118,7 +119,7 @@ func (side schemaSide) judge(procs []*evidence.Process) Finding {
 				t.judged()
 			}
 			for _, b := range verdict.Breaches {
-				if nullErrorID(m, b) || !judged && echoedID(m, b) {
+				if nullErrorID(m, b) || !judged && echoedID(m, b) || refusals[e.Seq] && missingErrorID(m, b) {
 					continue
 				}
 				all = append(all, found{p: p, seq: e.Seq, v: v, what: describeMessage(m, answered), judged: judged, b: b})
@@ -220,6 +221,15 @@ func echoedID(m *wire.Message, b schema.Breach) bool {
 // sentence (jsonrpc-response-id-echo).
 func nullErrorID(m *wire.Message, b schema.Breach) bool {
 	return b.Pointer == "/id" && m.Has("error") && wire.IsNullID(m.ID)
+}
+
+// missingErrorID reports whether a breach is an error response without an
+// id. In the body of an HTTP error status that is the transport's refusal,
+// which Streamable HTTP allows: "The HTTP response body MAY comprise a
+// JSON-RPC error response that has no id". The status is judged by the
+// HTTP checks.
+func missingErrorID(m *wire.Message, b schema.Breach) bool {
+	return m.Has("error") && len(m.ID) == 0 && b.Keyword == "required" && strings.Contains(b.Problem, "'id'")
 }
 
 func firstN(s []string, n int) []string {
