@@ -53,7 +53,13 @@ func init() {
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == transport.SuperviseCommand {
-		// Between this program and a server it started (see SuperviseWith).
+		// Between this program and a server it started (see SuperviseWith):
+		// as hidden from the server as mcpconform itself, since it holds
+		// mcpconform's end of the pipes; the server it execs is dumpable
+		// again.
+		if err := harden(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the supervisor non-dumpable: %v\n", err)
+		}
 		os.Exit(transport.Supervise(os.Args[2:]))
 	}
 	if exe, err := os.Executable(); err == nil {
