@@ -30,7 +30,7 @@ import (
 // errEventTooLong: an event over the frame size; errPlainEvents: the
 // session's budget of events without a message is spent.
 var (
-	errEventTooLong = errors.New("an event longer than the maximum message size")
+	errEventTooLong = errors.New("an event longer than the maximum message size (--max-message-size): the harness stopped reading")
 	errPlainEvents  = errors.New("more server-sent events without a message than the harness records in a session")
 )
 
