@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"net"
 	"net/http"
@@ -14,10 +15,11 @@ import (
 
 // TestHTTPHostilePingIsNoFailure: a server that answers every ping of its
 // session with an attack on the harness (no status line ever; an endless
-// stream of events that carry no message; a data line that never ends)
-// makes the harness end each exchange at a deadline or a limit of its
-// own: a run against it ends, the checks say they judged nothing, and a
-// limit of the harness alone breaches no rule.
+// stream of events that carry no message; a data line that never ends; a
+// 10 MiB header; a gzip bomb; a redirect loop) makes the harness end each
+// exchange at a deadline or a limit of its own: a run against it ends,
+// the checks say they judged nothing, and a limit of the harness alone
+// breaches no rule.
 func TestHTTPHostilePingIsNoFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -52,6 +54,20 @@ func TestHTTPHostilePingIsNoFailure(t *testing.T) {
 				}
 			}
 		}, "ping"},
+		{"huge header", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Filler", strings.Repeat("a", 10<<20))
+			w.WriteHeader(http.StatusOK)
+		}, "ping"},
+		{"gzip bomb", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			zw.Write(make([]byte, 16<<20))
+			zw.Close()
+		}, "ping"},
+		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
+		}, "ping"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := &httpfake.Server{}
@@ -77,7 +93,7 @@ func TestHTTPHostilePingIsNoFailure(t *testing.T) {
 			go srv.Serve(ln)
 			t.Cleanup(func() { srv.Close() })
 			d := t.TempDir()
-			r := runCLIIn(t, d, "--only", "area:ping,every-request-answered,http-stream-carries-response,http-sse-response-complete", "--timeout", "1s", "--max-message-size", "65536", "--json", "r.json", "http://"+ln.Addr().String()+"/mcp")
+			r := runCLIIn(t, d, "--only", "area:ping,every-request-answered,http-request-content-type,http-stream-carries-response,http-sse-response-complete", "--timeout", "1s", "--max-message-size", "65536", "--json", "r.json", "http://"+ln.Addr().String()+"/mcp")
 			if len(attacked) == 0 {
 				t.Fatalf("no ping reached the server (%v)", r)
 			}
