@@ -27,8 +27,12 @@ import (
 // middle of (no blank line) it never dispatches, so neither does this
 // client.
 
-// errEventTooLong: an event over the frame size.
-var errEventTooLong = errors.New("an event longer than the maximum message size")
+// errEventTooLong: an event over the frame size; errPlainEvents: the
+// session's budget of events without a message is spent.
+var (
+	errEventTooLong = errors.New("an event longer than the maximum message size (--max-message-size): the harness stopped reading")
+	errPlainEvents  = errors.New("more server-sent events without a message than the harness records in a session")
+)
 
 // sseLines reads the lines of an event stream: each ends at CRLF, LF or
 // CR.
@@ -168,18 +172,24 @@ func (ex *exchange) readStream(resp *http.Response) {
 		if ev.retry != nil {
 			retry = ev.retry
 		}
-		if !ex.onEvent(&ev) {
-			err = errors.New("more server-sent events without a message than the harness records in a session")
+		complete := ex.onEvent(&ev)
+		ev = rawEvent{}
+		if !complete {
+			err = errPlainEvents
 			ex.c.record(transcript.Event{Budget: &transcript.Budget{What: "server-sent events", Limit: fmt.Sprintf("%d events without a message in a session", maxPlainEvents)}})
 			break
 		}
-		ev = rawEvent{}
 	}
 	if ev.fields {
 		// The stream ended inside an event: a WHATWG client drops it.
 		if _, ok := dispatched(ev.text); !ok {
 			sev := ex.sseEvent(&ev)
 			sev.Data, sev.Unterminated = strings.Join(ev.data, "\n"), true
+			if errors.Is(err, errEventTooLong) {
+				// Cut by the harness: only what a line past the size
+				// limit keeps is kept, as of a body too long.
+				sev.Data = string(clip([]byte(sev.Data), ex.c.rec.ClipTo()))
+			}
 			ex.c.record(transcript.Event{SSEEvent: sev})
 		}
 	}
@@ -194,7 +204,7 @@ func (ex *exchange) readStream(resp *http.Response) {
 	left := ex.remaining()
 	how := "the stream ended without it"
 	switch {
-	case ev.fields:
+	case ev.fields && clean:
 		how = "the stream ended before the blank line that ends its last event, which a WHATWG client drops"
 	case end.Err != "":
 		how = "the stream broke off without it: " + end.Err
