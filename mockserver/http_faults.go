@@ -28,7 +28,7 @@ var httpFaultCatalogue = []Fault{
 	{Name: "http-session-id-space", Layer: "http", Requirement: "HTTP-08", Description: "gives session ids holding a space (\"mock session N\")"},
 	{Name: "http-no-session-404", Layer: "http", Requirement: "HTTP-09", Description: "answers a request without a session id (initialize excepted) with 404 instead of 400"},
 	{Name: "http-delete-keeps-session", Layer: "http", Requirement: "HTTP-10", Description: "answers DELETE with 200 and goes on serving the session"},
-	{Name: "http-broadcast", Layer: "http", Requirement: "HTTP-12", Also: []string{"HTTP-07", "JSONRPC-05"}, Description: "sends every response on its POST's stream and, while one is open, on the GET stream too"},
+	{Name: "http-broadcast", Layer: "http", Requirement: "HTTP-12", Also: []string{"HTTP-07", "HTTP-14", "JSONRPC-05", "JSONRPC-10"}, Description: "sends every response on its POST's stream and, while one is open, on the GET stream too"},
 	{Name: "http-event-ids-per-stream", Layer: "http", Requirement: "HTTP-13", Also: []string{"HTTP-14"}, Description: "numbers the events of each stream from 0, so that streams of one session share event ids"},
 	{Name: "http-replay-other-streams", Layer: "http", Requirement: "HTTP-14", Also: []string{"HTTP-13"}, Description: "resuming a stream with Last-Event-ID replays the events of every stream of the session after it"},
 	{Name: "http-version-header-ignored", Layer: "http", Requirement: "HTTP-17", Version: "2025-11-25", Description: "serves requests whose MCP-Protocol-Version names a version it does not support (2026-07-28: answers the -32022 of such a request under status 200)"},
