@@ -127,8 +127,9 @@ func executeRun(b *testing.B, argv, env []string) (*evidence.Run, []*vectors.Fil
 // limit mcpconform sets in main is set here too.
 func BenchmarkHostileRun(b *testing.B) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
-	for _, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line", "huge-line", "huge-server-info"} {
+	for i, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line", "huge-line", "huge-server-info"} {
 		b.Run(fault, func(b *testing.B) {
+			skipHeavy(b, i)
 			argv, env := self(b, "mock", "MCPCONFORM_BENCH_FAULTS="+fault)
 			benchRun(b, argv, env)
 		})
@@ -214,6 +215,7 @@ func BenchmarkReadHuge(b *testing.B) {
 		benchHuge(b, argv, env, blobURI, blobSize)
 	})
 	b.Run("mock-text", func(b *testing.B) {
+		skipHeavy(b, 1)
 		argv, env := self(b, "mock", "MCPCONFORM_BENCH_FAULTS=huge-response")
 		benchHuge(b, argv, env, "test://mcpconform-mock/huge.txt", 50<<20)
 	})
@@ -426,8 +428,9 @@ func serveLines(answer func(method string, params json.RawMessage) (string, bool
 // server listing 10k, 100k and 1M resources on one page: judging must
 // grow linearly with what was recorded.
 func BenchmarkJudgeMany(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
+	for i, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			skipHeavy(b, i)
 			argv, env := self(b, "many", itemsVar+"="+strconv.Itoa(n))
 			run, files := executeRun(b, argv, env)
 			b.ReportAllocs()
@@ -437,5 +440,15 @@ func BenchmarkJudgeMany(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
 		})
+	}
+}
+
+// skipHeavy skips, under -short, every case of a benchmark but its first
+// (i == 0): .ci/run runs each benchmark once to keep it working, and the
+// first case does that; the costly ones are for measuring.
+func skipHeavy(b *testing.B, i int) {
+	b.Helper()
+	if i > 0 && testing.Short() {
+		b.Skip("a costly case: measured without -short")
 	}
 }
