@@ -83,6 +83,7 @@ func Report(run *evidence.ClientRun, judge JudgeFunc, o ReportOptions) (*reports
 		rep.Target.Processes += len(sc.Spawns)
 	}
 	slices.Sort(rep.Target.Versions)
+	rep.Spec = reports.SpecOf(rep.Target.Versions)
 	if started == 0 && len(run.Scenarios) > 0 && run.Interrupted == "" {
 		rep.DidNotStart = &reports.StartFailure{Stage: "start", What: "the client could not be started: " + startErr,
 			Hint: "check the command after --: it is run as given, from the current directory"}

@@ -74,6 +74,11 @@ func TestRunJudgesACorrectClient(t *testing.T) {
 	if got := verdictOf(rep, "client-spawned-server"); got != reports.Pass {
 		t.Errorf("client-spawned-server %q, want pass", got)
 	}
+	// The client's messages were judged against the schema: the report
+	// names the commit and the schema of the version it used.
+	if rep.Spec == nil || rep.Spec.Commit == "" || !slices.Contains(rep.Spec.Schemas, "schema/2025-11-25/schema.json") {
+		t.Errorf("spec %+v, want the pinned commit and schema/2025-11-25/schema.json", rep.Spec)
+	}
 }
 
 func TestRunFailsAClientThatNeverSpawns(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/mcpconform/mcpconform/schema"
 )
 
 // SchemaVersion is the version of the JSON report layout (contract).
@@ -97,6 +99,18 @@ type Spec struct {
 	// Schemas are the schema files judged against, one per version
 	// judged ("schema/2025-11-25/schema.json").
 	Schemas []string `json:"schemas,omitempty"`
+}
+
+// SpecOf is the spec of a run that judged the versions given: the pinned
+// commit, and the schema of each version that has one.
+func SpecOf(versions []string) *Spec {
+	s := &Spec{Repository: schema.Repository, Commit: schema.Commit, Date: schema.CommitDate}
+	for _, v := range versions {
+		if schema.For(v) != nil {
+			s.Schemas = append(s.Schemas, schema.Path(v))
+		}
+	}
+	return s
 }
 
 // Text is the spec in one line: "b0f60ba5 (2026-08-22):

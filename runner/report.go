@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"github.com/mcpconform/mcpconform/schema"
 	"strconv"
 	"strings"
 
@@ -17,13 +16,7 @@ import (
 // specOf names the spec a run was judged against: the commit of the spec
 // repository its schemas come from, and the schema of each version judged.
 func specOf(run *evidence.Run) *reports.Spec {
-	s := &reports.Spec{Repository: schema.Repository, Commit: schema.Commit, Date: schema.CommitDate}
-	for _, v := range checks.JudgedVersions(run) {
-		if schema.For(v) != nil {
-			s.Schemas = append(s.Schemas, schema.Path(v))
-		}
-	}
-	return s
+	return reports.SpecOf(checks.JudgedVersions(run))
 }
 
 func target(run *evidence.Run) reports.Target {
