@@ -51,6 +51,7 @@ var Servers = []Server{
 	{Name: "gosdk-http", Title: "go-sdk (HTTP)", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (StreamableHTTPHandler)", Transport: "http"},
 	{Name: "gosdk-stateless-http", Title: "go-sdk stateless (HTTP)", BuiltOn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (StreamableHTTPHandler, Stateless)", Transport: "http"},
 	{Name: "mcpgo-http", Title: "mcp-go (HTTP)", BuiltOn: "github.com/mark3labs/mcp-go v1.2.1 (StreamableHTTPServer)", Transport: "http"},
+	{Name: "ts-http", Title: "TS McpServer (HTTP)", BuiltOn: "@modelcontextprotocol/sdk 1.32.2 (McpServer, StreamableHTTPServerTransport)", Transport: "http"},
 	{Name: "everything-http", Title: "server-everything (HTTP)", BuiltOn: "@modelcontextprotocol/server-everything 2026.8.31 (streamableHttp)", Transport: "http"},
 }
 

@@ -44,6 +44,7 @@ var httpOf = map[string]string{
 	"gosdk-http":           "gosdk",
 	"gosdk-stateless-http": "gosdk-stateless",
 	"mcpgo-http":           "mcpgo",
+	"ts-http":              "ts",
 	"everything-http":      "everything",
 }
 
@@ -100,6 +101,9 @@ var allowedFails = map[string]map[string]string{
 		"http-notice-refused-status":              "HTTP-03: a notification whose params is a string is refused with -32700 under status 200 (\"If the server cannot accept the input, it MUST return an HTTP error status code\")",
 		"http-protocol-version-header@2026-07-28": whyNoVersionError,
 		"invalid-request-boolean-id":              "ERR-02/JSONRPC-02: mcp-go serves a request whose id is `true` (a request id is a string or an integer)",
+	},
+	"ts-http": {
+		"http-origin-validated": whyOriginServed,
 	},
 	"everything-http": {
 		"http-origin-validated": whyOriginServed,
@@ -206,19 +210,12 @@ var allowedWarns = map[string]map[string]string{
 		"resources-read-no-params":                         whyNoParamsCode,
 		"resources-read-uri-not-string":                    whyParamsCode,
 	},
-	"everything-http": tsWarns(map[string]string{
-		"template-mimetype-matches":             "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
-		"log-unknown-level":                     "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
-		"http-priming-event@2025-11-25":         "HTTP-15: the stream of a POST begins with the response's event, not with a priming event holding an event id and empty data (a SHOULD)",
-		"params-array-refused":                  "ERR-15: resources/list with \"params\": [] is refused with -32700 (parse error) instead of -32602 or -32600",
-		"invalid-request-boolean-id":            whyParseForInvalid,
-		"invalid-request-method-not-string":     whyParseForInvalid,
-		"invalid-request-missing-jsonrpc":       whyParseForInvalid,
-		"invalid-request-wrong-jsonrpc-version": whyParseForInvalid,
-		// Over HTTP a body that is not JSON is refused with -32700.
-		"parse-error": "",
+	"everything-http": tsHTTPWarns(map[string]string{
+		"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
+		"log-unknown-level":         "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
 	}),
-	"ts": tsWarns(),
+	"ts-http": tsHTTPWarns(),
+	"ts":      tsWarns(),
 	"everything": tsWarns(map[string]string{
 		"template-mimetype-matches": "RES-TPL-03: the blob template says application/octet-stream, its reads say text/plain",
 		"log-unknown-level":         "LOG-07: logging/setLevel with a level no version defines gets -32603 (a zod error, TypeScript SDK) instead of -32602",
@@ -266,6 +263,24 @@ func withMore(m map[string]string, more []map[string]string) map[string]string {
 		}
 	}
 	return m
+}
+
+// tsHTTPWarns is what both servers on the TypeScript SDK are warned
+// about over Streamable HTTP (StreamableHTTPServerTransport), with more.
+func tsHTTPWarns(more ...map[string]string) map[string]string {
+	m := tsWarns(map[string]string{
+		"batch-accepted@2025-03-26":             "JSONRPC-11: a 2025-03-26 batch POST is served, but its two answers come as separate messages, not as one array (JSON-RPC 2.0: \"the Server should respond with an Array containing the corresponding Response objects\")",
+		"http-priming-event@2025-11-25":         "HTTP-15: the stream of a POST begins with the response's event, not with a priming event holding an event id and empty data (a SHOULD)",
+		"params-array-refused":                  "ERR-15: resources/list with \"params\": [] is refused with -32700 (parse error) instead of -32602 or -32600",
+		"invalid-request-boolean-id":            whyParseForInvalid,
+		"invalid-request-method-not-string":     whyParseForInvalid,
+		"invalid-request-missing-jsonrpc":       whyParseForInvalid,
+		"invalid-request-wrong-jsonrpc-version": whyParseForInvalid,
+		"invalid-request-null-id":               whyParseForInvalid,
+		// Over HTTP a body that is not JSON is refused with -32700.
+		"parse-error": "",
+	})
+	return withMore(m, more)
 }
 
 // tsWarns is what both servers on the TypeScript SDK are warned about,

@@ -36,7 +36,7 @@ var httpServers = []httpServer{
 	{"mcpgo", func(tb testing.TB) []string {
 		return append(testservers.GoServer(tb, "mcpgo"), "--http", "127.0.0.1:{port}")
 	}, nil},
-	{"ts", func(tb testing.TB) []string { return append(testservers.TSServer(tb), "--http", "{port}") }, nil},
+	{"ts", func(tb testing.TB) []string { return append(testservers.TSServer(tb), "--port", "{port}") }, nil},
 	{"everything", func(tb testing.TB) []string {
 		argv := testservers.Everything(tb)
 		if argv == nil {

@@ -11,9 +11,10 @@
 // the handlers below are set on the underlying Server, as the SDK documents.
 // Everything but JSON-RPC stays off stdout.
 //
-// With --http PORT it serves the same server over Streamable HTTP
-// (StreamableHTTPServerTransport, a session per client, one McpServer
-// each) on 127.0.0.1:PORT, endpoint /mcp.
+// With --port PORT (or --http PORT) it serves the same server over
+// Streamable HTTP (StreamableHTTPServerTransport, stateful: a session id
+// per client, one McpServer each, a DELETE ends it) on 127.0.0.1:PORT,
+// endpoint /mcp; port 0 takes a free one, which stderr names.
 
 import http from "node:http";
 import { randomUUID } from "node:crypto";
@@ -102,11 +103,15 @@ server.registerPrompt("greet", {
 return server;
 }
 
-const at = process.argv.indexOf("--http");
+const at = process.argv.findIndex((a) => a === "--port" || a === "--http");
 if (at < 0) {
   await makeServer().connect(new StdioServerTransport());
 } else {
   const port = Number(process.argv[at + 1]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`${process.argv[at]} needs a port number, got ${JSON.stringify(process.argv[at + 1])}`);
+    process.exit(2);
+  }
   const sessions = new Map();
   const httpServer = http.createServer(async (req, res) => {
     if (new URL(req.url, "http://localhost").pathname !== "/mcp") {
