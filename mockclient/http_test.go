@@ -1,9 +1,11 @@
 package mockclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,6 +229,72 @@ func TestHTTPHostile(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %s", d)
+	}
+}
+
+// TestHTTPNoStatusLineClosed: a request the server takes and never
+// begins to answer (no status line) times out at its deadline, and its
+// connection is closed then, while the session goes on: the server sees
+// the close before the session ends, the session serves the next
+// request, and the transcript says the harness, not the server, ended
+// the exchange.
+func TestHTTPNoStatusLineClosed(t *testing.T) {
+	fake := &httpfake.Server{}
+	closed := make(chan struct{})
+	var once sync.Once
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if bytes.Contains(body, []byte(`"method":"nostatus"`)) {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			io.Copy(io.Discard, c) // until the client closes the connection
+			once.Do(func() { close(closed) })
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		fake.ServeHTTP(w, r)
+	})}
+	go srv.Serve(fake.Listen(ln))
+	t.Cleanup(func() { srv.Close() })
+	c := dialHTTP(t, transport.HTTP{URL: "http://" + ln.Addr().String() + "/mcp", NoListen: true}, Options{Timeout: 300 * time.Millisecond})
+	handshake(t, c, "2025-11-25")
+	if x := c.Do(context.Background(), Request{Tag: "nostatus", Method: "nostatus"}); !errors.Is(x.Err, ErrTimeout) {
+		t.Fatalf("got %v, want a timeout", x.Err)
+	}
+	select {
+	case <-closed:
+	case <-c.Done():
+		t.Fatal("the session ended before the connection was closed")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the connection stayed open while the session went on")
+	}
+	if x := c.Do(context.Background(), Request{Method: "ping"}); !x.OK() {
+		t.Errorf("ping after it: %v", x.Err)
+	}
+	c.Close()
+	var reason transcript.Reason
+	var end string
+	for _, e := range c.Transcript().Entries() {
+		switch ev := e.Event; {
+		case ev == nil:
+		case ev.NoResponse != nil && ev.NoResponse.Method == "nostatus":
+			reason = ev.NoResponse.Reason
+		case ev.HTTPBody != nil && ev.HTTPBody.End && ev.HTTPBody.Response && strings.Contains(ev.HTTPBody.Err, "status line"):
+			end = ev.HTTPBody.Err
+		}
+	}
+	if reason != transcript.ReasonTimeout {
+		t.Errorf("got the request recorded unanswered for %q, want %q (the harness's window)", reason, transcript.ReasonTimeout)
+	}
+	if !strings.Contains(end, "the harness gave up: no status line within 300ms") {
+		t.Errorf("got the exchange's end %q, want it closed by the harness for want of a status line", end)
 	}
 }
 

@@ -278,6 +278,9 @@ func (pd *Pending) wait() {
 				}
 				c.noResponse(x, transcript.ReasonTimeout, waited, "")
 				c.cancelTimedOut(x, waited)
+				if a, ok := c.conn.(transport.Abandoner); ok {
+					a.Abandon(x.ID)
+				}
 			} else {
 				c.noResponse(x, transcript.ReasonStopped, 0, "")
 			}

@@ -521,6 +521,9 @@ func (c *httpConn) Write(frame []byte, timeout time.Duration) error {
 		select {
 		case <-ex.head:
 		case <-h.C:
+			// Nothing waits for it any more: its header gets the
+			// request deadline, as a request's does.
+			ex.boundHead()
 		}
 		h.Stop()
 		if p.facts.method == "notifications/initialized" {
@@ -528,6 +531,21 @@ func (c *httpConn) Write(frame []byte, timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// Abandon closes the exchange that carries the request id once the
+// request deadline has passed since it was sent with no response header,
+// when the client waits for none of its requests any more (see
+// exchange.boundHead). A stream under way is left alone: an answer
+// arriving late on it is still recorded.
+func (c *httpConn) Abandon(id json.RawMessage) {
+	c.mu.Lock()
+	ex := c.streams[wire.IDKey(id)]
+	c.mu.Unlock()
+	if ex == nil || ex.method != http.MethodPost || !ex.abandon(id) {
+		return
+	}
+	ex.boundHead()
 }
 
 // noticeWait bounds how long a write of a message that is no request

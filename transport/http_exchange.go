@@ -64,6 +64,12 @@ type exchange struct {
 	stopWhy  string          // why the harness ended the exchange
 	answered map[string]bool // the ids a response came for
 	lingers  bool            // a linger timer runs
+	// sentAt is when the request last went out (a redirect sends it
+	// again); abandoned are the ids the client gave up waiting for, and
+	// bounded says the wait for the header is bounded already.
+	sentAt    time.Time
+	abandoned map[string]bool
+	bounded   bool
 }
 
 func (ex *exchange) init(ctx context.Context) {
@@ -111,6 +117,59 @@ func (ex *exchange) sent(err error) {
 	case ex.wrote <- err:
 	default:
 	}
+}
+
+// abandon notes that the client gave up waiting for the request id, and
+// reports whether it waits for none of the exchange's requests any more
+// (those answered aside).
+func (ex *exchange) abandon(id json.RawMessage) bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.abandoned == nil {
+		ex.abandoned = map[string]bool{}
+	}
+	ex.abandoned[wire.IDKey(id)] = true
+	for _, id := range ex.ids {
+		if k := wire.IDKey(id); !ex.answered[k] && !ex.abandoned[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// boundHead closes the exchange when no response's header came within
+// the connection's request deadline of the request going out: the budget
+// of a request covers its status line too, and a server that never
+// writes one would otherwise hold the connection until the session ends.
+// What then lacks an answer is settled as the harness's doing, never the
+// server's.
+func (ex *exchange) boundHead() {
+	ex.mu.Lock()
+	if ex.bounded {
+		ex.mu.Unlock()
+		return
+	}
+	ex.bounded = true
+	sentAt := ex.sentAt
+	ex.mu.Unlock()
+	if sentAt.IsZero() {
+		sentAt = time.Now()
+	}
+	window := ex.c.timeout
+	t := time.NewTimer(max(time.Until(sentAt.Add(window)), 0))
+	go func() {
+		defer t.Stop()
+		select {
+		case <-t.C:
+			select {
+			case <-ex.head:
+			default:
+				ex.stop(fmt.Sprintf("the harness gave up: no status line within %s of the request (the request deadline, --timeout), and it closed the connection", window))
+			}
+		case <-ex.head:
+		case <-ex.finished:
+		}
+	}()
 }
 
 // lists reports whether the exchange carried one request of method with
@@ -205,6 +264,9 @@ func (ex *exchange) roundTrip(u *url.URL) (*http.Response, []byte, error) {
 		GotConn: func(info httptrace.GotConnInfo) { cc, _ = info.Conn.(*captureConn) },
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
+				ex.mu.Lock()
+				ex.sentAt = time.Now()
+				ex.mu.Unlock()
 				ex.sent(nil)
 			}
 		},

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -50,8 +51,14 @@ type readResult struct {
 // (the default when 0), and reads it in the background.
 func dialHostile(t *testing.T, url string, maxFrame int) *hostileSession {
 	t.Helper()
+	return dialHostileWithin(t, url, maxFrame, hostileWait)
+}
+
+// dialHostileWithin is dialHostile with timeout as the request deadline.
+func dialHostileWithin(t *testing.T, url string, maxFrame int, timeout time.Duration) *hostileSession {
+	t.Helper()
 	tr := transcript.New(time.Now(), transcript.Limits{})
-	c, err := HTTP{URL: url, NoListen: true}.Dial(context.Background(), DialOptions{Transcript: tr, MaxFrame: maxFrame, Timeout: hostileWait})
+	c, err := HTTP{URL: url, NoListen: true}.Dial(context.Background(), DialOptions{Transcript: tr, MaxFrame: maxFrame, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +243,86 @@ func TestHostileSlowHeaders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileNoStatusLineBounded: once the client gave up on a request
+// (Abandon, at its deadline), a server that never completes a status line
+// has its connection closed at the request deadline, while the session
+// goes on; the request is settled as the harness's doing.
+func TestHostileNoStatusLineBounded(t *testing.T) {
+	for name, start := range map[string]string{"silent": "", "trickle": "HTTP/1.1 2"} {
+		t.Run(name, func(t *testing.T) {
+			arrived, closed := make(chan struct{}), make(chan struct{})
+			url := rawServer(t, func(c net.Conn) {
+				io.WriteString(c, start)
+				close(arrived)
+				untilClosed(c)
+				close(closed)
+			})
+			s := dialHostileWithin(t, url, 0, 200*time.Millisecond)
+			s.post(ping)
+			wait(t, arrived, "the request never reached the server")
+			s.c.(Abandoner).Abandon(json.RawMessage(`1`))
+			wait(t, closed, "the connection was not closed while the session went on")
+			select {
+			case <-s.c.Done():
+				t.Fatal("the session ended with the exchange")
+			default:
+			}
+			evs := s.close()
+			end := responseEnd(t, evs)
+			if !strings.Contains(end.Err, "no response: the harness gave up: no status line within 200ms") {
+				t.Errorf("got the response end %+v, want no status line within the request deadline", end)
+			}
+		})
+	}
+}
+
+// TestHostileAbandonKeepsAnswer: a request the client gave up on whose
+// response header comes within the request deadline is not cut: its
+// answer is still read.
+func TestHostileAbandonKeepsAnswer(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	url := rawServer(t, func(c net.Conn) {
+		close(arrived)
+		<-release
+		body := `{"jsonrpc":"2.0","id":1,"result":{}}`
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+		untilClosed(c)
+	})
+	s := dialHostileWithin(t, url, 0, hostileWait)
+	s.post(ping)
+	wait(t, arrived, "the request never reached the server")
+	s.c.(Abandoner).Abandon(json.RawMessage(`1`))
+	close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), hostileWait)
+	defer cancel()
+	for {
+		select {
+		case r := <-s.reads:
+			switch {
+			case r.err != nil:
+				t.Fatalf("the session ended (%v) before the answer", r.err)
+			case r.f.Unanswered != nil:
+				t.Fatalf("the request was settled unanswered: %s", r.f.Unanswered.Why)
+			case r.f.Line != nil:
+				s.close()
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no answer came")
+		}
+	}
+}
+
+// wait waits for ch to close, failing with msg at the safety net.
+func wait(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(hostileWait):
+		t.Fatal(msg)
 	}
 }
 

@@ -95,6 +95,19 @@ type Unanswered struct {
 	Why string
 }
 
+// Abandoner is a Conn that holds an exchange open per request (HTTP):
+// the side that waits for a request's answer tells it when it gave up,
+// so that a server which never even begins its answer does not hold a
+// connection until the session ends.
+type Abandoner interface {
+	// Abandon says the request with id is no longer waited for: its
+	// deadline passed. The exchange that carries it is closed once the
+	// connection's request deadline (DialOptions.Timeout) has passed
+	// since it was sent, unless a response's header came first; a
+	// stream already under way is left to end as it will.
+	Abandon(id json.RawMessage)
+}
+
 // Announcer is a Conn whose frames go out with events of their own: an
 // HTTP request's line and header. The side that writes a frame asks for
 // them first, under the same lock as the Write of that frame that
