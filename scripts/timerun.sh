@@ -24,16 +24,20 @@
 # Side by side, old and new alternating so that the machine's load falls on
 # both alike (section "side"):
 #   - a default run against server-everything, and the official conformance
-#     suite (`--conformance PATH`: the dist/index.js of a build of
-#     modelcontextprotocol/conformance) against the same server, which it
-#     drives over Streamable HTTP only: the server is started for it before
-#     the clock, and its start is timed apart;
+#     suite (`--conformance PATH`: the dist/index.js of a build or an install
+#     of @modelcontextprotocol/conformance, run with `--conformance-node
+#     NODE`, default `node`) against the same server, which it drives over
+#     Streamable HTTP only: the server is started for it before the clock,
+#     and its start is timed apart;
+#   - mcpconform at that same server's URL (every check and the HTTP probes)
+#     beside the official suite, the load average before and after, and then
+#     the verdicts of one more such run (harness errors must be 0);
 #   - a fleet (`mcpconform fleet`) of the real servers of the compatibility
 #     matrix (go-sdk, mcp-go, TS McpServer, server-everything), --parallel 2
 #     against --parallel 1 (the same runs one after another), default runs
 #     and --spec-version all.
 #
-#   scripts/timerun.sh [-n N] [--conformance PATH] [--only runs,side,hostile]
+#   scripts/timerun.sh [-n N] [--conformance PATH [--conformance-node NODE]] [--only runs,side,hostile]
 #
 # Figures measured with it are in docs/performance.md.
 set -euo pipefail
@@ -41,14 +45,16 @@ cd "$(dirname "$0")/.."
 
 runs=7
 conformance=""
+conformance_node=node
 only="runs,side,hostile"
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) runs="$2"; shift 2 ;;
     --conformance) conformance="$2"; shift 2 ;;
+    --conformance-node) conformance_node="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [-n N] [--conformance PATH] [--only runs,side,hostile]" >&2; exit 2 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    *) echo "usage: $0 [-n N] [--conformance PATH [--conformance-node NODE]] [--only runs,side,hostile]" >&2; exit 2 ;;
   esac
 done
 section() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -273,8 +279,24 @@ if section side && [ -n "$everything" ] && [ -n "$conformance" ]; then
   wait_port "$port"
   echo "server-everything over Streamable HTTP: listening $(( $(now_ms) - t0 )) ms after its start (outside the official suite's time)"
   run_a() { "$tmp/mcpconform" --quiet -- node "$everything" stdio >/dev/null 2>&1 || true; }
-  run_b() { node "$conformance" server --url "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true; }
+  run_b() { "$conformance_node" "$conformance" server --url "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true; }
+  echo "official suite $("$conformance_node" "$conformance" --version 2>/dev/null) on Node.js $("$conformance_node" --version)"
   side_by_side "mcpconform default run, server-everything (stdio)" "official suite, server-everything (HTTP)"
+  # The same instance at its URL: both suites drive it over Streamable HTTP.
+  run_a() { "$tmp/mcpconform" --quiet "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true; }
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  side_by_side "mcpconform http://127.0.0.1:$port/mcp" "official suite, the same URL"
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$tmp/mcpconform" --quiet --json "$tmp/http.json" "http://127.0.0.1:$port/mcp" >/dev/null 2>&1 || true
+  # The verdicts of that run, by kind ("error" counts harness errors), and
+  # those of the http-* checks.
+  node -e '
+    const r = require(process.argv[1]).results, n = (rs) => {
+      const c = {}; for (const x of rs) c[x.verdict] = (c[x.verdict] || 0) + 1;
+      return Object.entries(c).map(([v, k]) => k + " " + v).join(", ");
+    };
+    console.log("mcpconform at the URL, one more run: " + n(r) + "; of them http-*: " + n(r.filter((x) => x.id.startsWith("http-"))));
+  ' "$tmp/http.json"
   kill "$http_pid" 2>/dev/null || true
   wait "$http_pid" 2>/dev/null || true
 elif section side; then
