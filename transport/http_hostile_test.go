@@ -279,6 +279,32 @@ func TestHostileNoStatusLineBounded(t *testing.T) {
 	}
 }
 
+// TestHostileProbeNoStatusLineBounded: a probe's request (a GET here)
+// that a server never answers with a status line is closed at the
+// request deadline too, while the session goes on.
+func TestHostileProbeNoStatusLineBounded(t *testing.T) {
+	arrived, closed := make(chan struct{}), make(chan struct{})
+	url := rawServer(t, func(c net.Conn) {
+		close(arrived)
+		untilClosed(c)
+		close(closed)
+	})
+	s := dialHostileWithin(t, url, 0, 200*time.Millisecond)
+	if _, err := s.c.(*httpConn).Probe(HTTPProbe{Tag: "probe", Method: http.MethodGet, NoSession: true}, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, arrived, "the probe never reached the server")
+	wait(t, closed, "the probe's connection was not closed while the session went on")
+	select {
+	case <-s.c.Done():
+		t.Fatal("the session ended with the probe")
+	default:
+	}
+	if end := responseEnd(t, s.close()); !strings.Contains(end.Err, "no status line within 200ms") {
+		t.Errorf("got the response end %+v, want no status line within the request deadline", end)
+	}
+}
+
 // TestHostileAbandonKeepsAnswer: a request the client gave up on whose
 // response header comes within the request deadline is not cut: its
 // answer is still read.

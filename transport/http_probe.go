@@ -210,6 +210,9 @@ func (c *httpConn) Probe(r HTTPProbe, wait time.Duration) (*ProbeHandle, error) 
 	select {
 	case <-ex.head:
 	case <-t.C:
+		// Its header, when it comes, gets the request deadline, as a
+		// request's does.
+		ex.boundHead()
 	}
 	return &ProbeHandle{ex: ex}, nil
 }
