@@ -1,0 +1,66 @@
+package wire
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"testing"
+)
+
+// residentKB returns a field of /proc/self/status in KiB (VmRSS, VmHWM).
+func residentKB(t *testing.T, field string) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
+			n, err := strconv.Atoi(string(bytes.Fields(v)[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// A long line kept whole costs its size once while it arrives and is
+// joined: the bytes allocated for it and the memory the process holds at
+// its peak stay near the line's size (pieces joined into a new buffer
+// cost twice the line, a buffer grown by append more).
+func TestLongLineCostsItsSizeOnce(t *testing.T) {
+	const size = 48 << 20
+	r := &patternLine{size: size, term: "\n"}
+	lr := NewLineReader(r, 64<<20)
+	runtime.GC()
+	debug.FreeOSMemory()
+	// Writing 5 to clear_refs starts the peak (VmHWM) again from the
+	// process's memory now.
+	peakKnown := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+	before := residentKB(t, "VmRSS")
+	var l *Line
+	var err error
+	allocated := allocatedBy(func() { l, err = lr.Next() })
+	peak := residentKB(t, "VmHWM") - before
+	if err != nil || !r.same(l.Raw) || l.Value == nil {
+		t.Fatalf("got %v, %d bytes; want the line whole", err, len(l.Raw))
+	}
+	t.Logf("a %d MiB line: %.1f MiB allocated, peak memory %.1f MiB over the start", size>>20, float64(allocated)/(1<<20), float64(peak)/1024)
+	if float64(allocated) > 1.2*size {
+		t.Errorf("reading the line allocated %.2f× its size, want at most 1.2×", float64(allocated)/size)
+	}
+	if !peakKnown {
+		t.Log("the peak memory cannot be reset here: not judged")
+	} else if float64(peak)*1024 > 1.5*size {
+		t.Errorf("the process's memory rose by %.2f× the line at its peak, want at most 1.5×", float64(peak)*1024/size)
+	}
+	if n := spillsOpen.Load(); n != 0 {
+		t.Errorf("%d spills still mapped", n)
+	}
+	runtime.KeepAlive(l)
+}
