@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/memtest"
 )
 
 // residentKB returns a field of /proc/self/status in KiB (VmRSS, VmHWM).
@@ -45,7 +47,7 @@ func TestLongLineCostsItsSizeOnce(t *testing.T) {
 	before := residentKB(t, "VmRSS")
 	var l *Line
 	var err error
-	allocated := allocatedBy(func() { l, err = lr.Next() })
+	allocated := memtest.Allocated(func() { l, err = lr.Next() })
 	peak := residentKB(t, "VmHWM") - before
 	if err != nil || !r.same(l.Raw) || l.Value == nil {
 		t.Fatalf("got %v, %d bytes; want the line whole", err, len(l.Raw))

@@ -2,24 +2,15 @@ package checks
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/internal/memtest"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/wire"
 )
-
-// allocatedBy returns how many bytes f allocated.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // A line of tens of megabytes kept whole is judged and shown where it
 // lies: judging whether it is a fragment of a message, and the excerpt of
@@ -29,7 +20,7 @@ func TestLongLineIsNotCopied(t *testing.T) {
 	garbage := bytes.Repeat([]byte("garbage "), size/8)
 	fragment := []byte(`  {"a": [1, 2, "` + strings.Repeat("x", size) + `  `)
 	var isFragment, garbageFragment bool
-	if n := allocatedBy(func() {
+	if n := memtest.Allocated(func() {
 		isFragment, garbageFragment = looksLikeFragment(fragment), looksLikeFragment(garbage)
 	}); n > 64<<10 {
 		t.Errorf("judging a %d MiB line as a fragment allocated %d KiB, want it read in place", size>>20, n>>10)
@@ -43,7 +34,7 @@ func TestLongLineIsNotCopied(t *testing.T) {
 	p := &evidence.Process{ID: 1, Transcript: tr}
 	var lines int
 	var text string
-	if n := allocatedBy(func() {
+	if n := memtest.Allocated(func() {
 		ex := Excerpt(p, 0, 1)
 		lines, text = len(ex), ex[0].Text
 	}); n > 64<<10 {
