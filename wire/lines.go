@@ -395,7 +395,7 @@ func TopLevelMember(b []byte, name string) (json.RawMessage, bool) {
 		c := b[i]
 		switch {
 		case c == '"':
-			end := stringEnd(b, i)
+			end := StringEnd(b, i)
 			if end < 0 {
 				return nil, false
 			}
@@ -421,9 +421,9 @@ func TopLevelMember(b []byte, name string) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// stringEnd returns the index of the quote that closes the string opening
+// StringEnd returns the index of the quote that closes the string opening
 // at b[i], or -1.
-func stringEnd(b []byte, i int) int {
+func StringEnd(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
@@ -442,7 +442,7 @@ func scalarAt(b []byte, i int) (json.RawMessage, bool) {
 	}
 	end := i
 	if b[i] == '"' {
-		end = stringEnd(b, i) + 1
+		end = StringEnd(b, i) + 1
 		if end == 0 {
 			return nil, false
 		}
