@@ -57,7 +57,8 @@ const MaxReads = 200
 type ListObs struct {
 	Method string
 	Pages  []*Exchange
-	Items  []json.RawMessage
+	// Items are the items of every page, each valid JSON.
+	Items []json.RawMessage
 	// Stopped says why paging ended early ("" when nextCursor ran out).
 	Stopped string
 	// Cycle is set when a cursor came back.

@@ -86,7 +86,8 @@ func listTerminates(l evidence.ListObs) Finding {
 func itemsOf(l evidence.ListObs) iter.Seq2[int, map[string]json.RawMessage] {
 	return func(yield func(int, map[string]json.RawMessage) bool) {
 		for i, it := range l.Items {
-			if !yield(i, wire.Object(it)) {
+			// The list's items were split from a valid value.
+			if !yield(i, wire.ObjectOfValid(it)) {
 				return
 			}
 		}
