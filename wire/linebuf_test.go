@@ -133,3 +133,25 @@ func TestLongLineLetsGoOfItsSpill(t *testing.T) {
 		}
 	}
 }
+
+// A line the caller refuses is squeezed, and the caller is told (fits(0))
+// once the reader let go of what it had gathered, before the line ends.
+func TestSqueezedLineTellsWhenItLetGo(t *testing.T) {
+	const size = 6 << 20
+	r := &patternLine{size: size, term: "\n"}
+	lr := NewLineReader(r, 8<<20)
+	var asked []int64
+	lr.ClipPast(func(n int64) bool {
+		asked = append(asked, n)
+		if n == 0 && r.off >= size {
+			t.Errorf("told it was let go only after the whole line arrived")
+		}
+		return n < 3<<20
+	}, 64)
+	if l, err := lr.Next(); err != nil || l.Squeezed == nil {
+		t.Fatalf("got %+v, %v; want a squeezed line", l, err)
+	}
+	if len(asked) < 2 || asked[len(asked)-1] != 0 || asked[len(asked)-2] < 3<<20 {
+		t.Errorf("asked %v; want the refusal, then 0", asked)
+	}
+}

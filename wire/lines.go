@@ -170,6 +170,7 @@ func (lr *LineReader) Next() (*Line, error) {
 			sq = &squeezer{above: lr.squeezeAbove}
 			head = buf.prefix(lr.head, body)
 			buf.drain(sq.write)
+			lr.fits(0) // what was gathered is let go: nothing stays set aside
 			sq.write(body)
 		default:
 			buf.add(chunk)
@@ -213,7 +214,8 @@ const squeezeMin = 1 << 20
 // whole: fits is asked, as a line grows past a mebibyte, whether a line
 // of n bytes so far may still be kept whole; once it says no, the line is
 // returned with its first head bytes as Raw, no Value, and its Squeezed
-// text, and it is never held whole. Call it before Next.
+// text, and it is never held whole, and fits(0) says when the reader has
+// let go of what it had gathered of it. Call it before Next.
 func (lr *LineReader) ClipPast(fits func(n int64) bool, head int) {
 	lr.fits, lr.head = fits, head
 }
