@@ -56,9 +56,12 @@ func TestLongLineCostsItsSizeOnce(t *testing.T) {
 	if float64(allocated) > 1.2*size {
 		t.Errorf("reading the line allocated %.2f× its size, want at most 1.2×", float64(allocated)/size)
 	}
-	if !peakKnown {
+	switch {
+	case !peakKnown:
 		t.Log("the peak memory cannot be reset here: not judged")
-	} else if float64(peak)*1024 > 1.5*size {
+	case raceEnabled:
+		t.Log("the race detector's shadow memory counts in the process's: the peak is not judged")
+	case float64(peak)*1024 > 1.5*size:
 		t.Errorf("the process's memory rose by %.2f× the line at its peak, want at most 1.5×", float64(peak)*1024/size)
 	}
 	if n := spillsOpen.Load(); n != 0 {
