@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -68,4 +69,34 @@ func TestLongLineCostsItsSizeOnce(t *testing.T) {
 		t.Errorf("%d spills still mapped", n)
 	}
 	runtime.KeepAlive(l)
+}
+
+// heldWatcher notes the most SpillHeld said while its reader was read.
+type heldWatcher struct {
+	r    io.Reader
+	most int64
+}
+
+func (w *heldWatcher) Read(p []byte) (int, error) {
+	w.most = max(w.most, SpillHeld())
+	return w.r.Read(p)
+}
+
+// What a long line holds outside the heap while it arrives is what
+// SpillHeld says, for a program's memory limit to count it, and nothing
+// is held once the line is handed on.
+func TestSpillHeldFollowsALine(t *testing.T) {
+	const size = 8 << 20
+	r := &patternLine{size: size, term: "\n"}
+	w := &heldWatcher{r: r}
+	l, err := NewLineReader(w, 16<<20).Next()
+	if err != nil || !r.same(l.Raw) {
+		t.Fatalf("got %v; want the line whole", err)
+	}
+	if w.most < size-(1<<20) || w.most > size {
+		t.Errorf("SpillHeld said at most %d while the line arrived, want about %d", w.most, size)
+	}
+	if n := SpillHeld(); n != 0 {
+		t.Errorf("SpillHeld says %d once the line was handed on, want 0", n)
+	}
 }
