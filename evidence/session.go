@@ -57,7 +57,8 @@ const MaxReads = 200
 type ListObs struct {
 	Method string
 	Pages  []*Exchange
-	Items  []json.RawMessage
+	// Items are the items of every page, each valid JSON.
+	Items []json.RawMessage
 	// Stopped says why paging ended early ("" when nextCursor ran out).
 	Stopped string
 	// Cycle is set when a cursor came back.
@@ -212,13 +213,14 @@ func buildView(s *Session) *view {
 	v.templates = FollowList(s.Tagged(ListTag("resources/templates/list")), "resources/templates/list", p)
 	v.tools = FollowList(s.Tagged(ListTag("tools/list")), "tools/list", p)
 	v.prompts = FollowList(s.Tagged(ListTag("prompts/list")), "prompts/list", p)
-	byName := firstBy(v.prompts.Items, "name")
-	for _, c := range RetryChains(s.Version, s.Tagged(TagPromptGet)) {
+	gets := RetryChains(s.Version, s.Tagged(TagPromptGet))
+	byName := firstBy(v.prompts.Items, "name", chainParams(gets, "name"))
+	for _, c := range gets {
 		x := c[len(c)-1]
 		n := paramString(c[0], "name")
-		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: byName[n], X: x, Earlier: c[:len(c)-1]})
+		v.promptGets = append(v.promptGets, &PromptGet{Name: n, Item: item(v.prompts.Items, byName, n), X: x, Earlier: c[:len(c)-1]})
 	}
-	tools := firstBy(v.tools.Items, "name")
+	var chains [][]*Exchange
 	for _, x := range s.All() {
 		var calls []*Exchange
 		for _, ex := range x.Exchanges() {
@@ -226,21 +228,15 @@ func buildView(s *Session) *view {
 				calls = append(calls, ex)
 			}
 		}
-		for _, c := range RetryChains(s.Version, calls) {
-			ex := c[len(c)-1]
-			n := paramString(c[0], "name")
-			v.toolCalls = append(v.toolCalls, &ToolCall{Name: n, Item: tools[n], X: ex, Earlier: c[:len(c)-1], Invalid: ex.Tag == TagToolCallInvalid})
-		}
+		chains = append(chains, RetryChains(s.Version, calls)...)
 	}
 	// Calls run concurrently: they are judged in the order the tools are
 	// listed, each call before its call with broken arguments.
-	order := map[string]int{}
-	for i, it := range v.tools.Items {
-		if n, ok := wire.String(wire.Member(it, "name")); ok {
-			if _, dup := order[n]; !dup {
-				order[n] = i
-			}
-		}
+	order := firstBy(v.tools.Items, "name", chainParams(chains, "name"))
+	for _, c := range chains {
+		ex := c[len(c)-1]
+		n := paramString(c[0], "name")
+		v.toolCalls = append(v.toolCalls, &ToolCall{Name: n, Item: item(v.tools.Items, order, n), X: ex, Earlier: c[:len(c)-1], Invalid: ex.Tag == TagToolCallInvalid})
 	}
 	slices.SortStableFunc(v.toolCalls, func(a, b *ToolCall) int {
 		if c := cmp.Compare(order[a.Name], order[b.Name]); c != 0 {
@@ -254,10 +250,11 @@ func buildView(s *Session) *view {
 		}
 		return 0
 	})
-	byURI := firstBy(v.resources.Items, "uri")
-	for _, c := range RetryChains(s.Version, s.Tagged(TagRead)) {
+	reads := RetryChains(s.Version, s.Tagged(TagRead))
+	byURI := firstBy(v.resources.Items, "uri", chainParams(reads, "uri"))
+	for _, c := range reads {
 		u := requestURI(c[0])
-		v.reads = append(v.reads, &Read{URI: u, Item: byURI[u], X: c[len(c)-1], Earlier: c[:len(c)-1]})
+		v.reads = append(v.reads, &Read{URI: u, Item: item(v.resources.Items, byURI, u), X: c[len(c)-1], Earlier: c[:len(c)-1]})
 	}
 	byExpansion := map[string]json.RawMessage{}
 	for _, it := range v.templates.Items {
@@ -276,16 +273,41 @@ func buildView(s *Session) *view {
 	return v
 }
 
-// firstBy indexes list items by a string member; the first of several
-// with one value wins.
-func firstBy(items []json.RawMessage, key string) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
-	for _, it := range items {
-		if k, ok := wire.String(wire.Member(it, key)); ok {
+// firstBy returns the index of the first list item whose string member
+// key has each wanted value (those of no item are left out): a list of
+// 200,000 resources of which a few were read is indexed for those few.
+func firstBy(items []json.RawMessage, key string, wanted map[string]bool) map[string]int {
+	out := map[string]int{}
+	if len(wanted) == 0 {
+		return out
+	}
+	for i, it := range items {
+		if k, ok := wire.String(wire.Member(it, key)); ok && wanted[k] {
 			if _, dup := out[k]; !dup {
-				out[k] = it
+				out[k] = i
+				if len(out) == len(wanted) {
+					break
+				}
 			}
 		}
+	}
+	return out
+}
+
+// item returns the item firstBy found for value, or nil.
+func item(items []json.RawMessage, index map[string]int, value string) json.RawMessage {
+	if i, ok := index[value]; ok {
+		return items[i]
+	}
+	return nil
+}
+
+// chainParams returns the string params member key of the first request
+// of each chain.
+func chainParams(chains [][]*Exchange, key string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range chains {
+		out[paramString(c[0], key)] = true
 	}
 	return out
 }

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/wire"
@@ -382,19 +385,129 @@ func ClipJSON(raw json.RawMessage, maxString, maxTotal int) json.RawMessage {
 	if len(raw) <= maxString {
 		return raw
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	if !json.Valid(raw) {
 		return clipped(raw, maxString)
 	}
-	out, err := json.Marshal(clipStrings(v, maxString))
+	short, long := shortenLongStrings(raw, maxString)
+	var v any
+	if json.Unmarshal(short, &v) != nil {
+		return clipped(raw, maxString)
+	}
+	out, err := json.Marshal(clipStrings(v, maxString, long))
 	if err != nil || len(out) > maxTotal {
 		return clipped(raw, maxString)
 	}
 	return out
 }
 
+// longString is a string value of ClipJSON's input too long to decode for
+// the kilobyte kept of it: its literal is replaced by a placeholder in
+// the text decoded, and clipStrings puts back what clipString would have
+// made of the whole string.
+type longString struct {
+	placeholder, clipped string
+}
+
+// shortenLongStrings returns raw with each string value whose literal is
+// so long that its decoded text is surely over n bytes (more than six
+// bytes of literal a byte) replaced by a placeholder, and those strings
+// clipped; raw itself when it has none. A 60 MiB description is then
+// read for its first kilobyte and its length, not decoded whole.
+func shortenLongStrings(raw []byte, n int) ([]byte, []longString) {
+	longer := 6*n + 16
+	var out []byte
+	var long []longString
+	nonce := strconv.FormatUint(rand.Uint64(), 36)
+	from := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := wire.StringEnd(raw, i) + 1
+		if end == 0 {
+			break // not JSON: the caller's decoding says so
+		}
+		j := end
+		for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
+			j++
+		}
+		if end-i > longer && (j == len(raw) || raw[j] != ':') { // a value, not a name
+			ls := longString{placeholder: "\x00" + nonce + "#" + strconv.Itoa(len(long))}
+			var head string
+			if json.Unmarshal(append(raw[i:i+longer-2:i+longer-2], '"'), &head) != nil {
+				// Cut inside an escape: back to where it starts.
+				k := bytes.LastIndexByte(raw[i:i+longer-2], '\\')
+				_ = json.Unmarshal(append(raw[i:i+k:i+k], '"'), &head)
+			}
+			ls.clipped = clipStringOf(head, decodedLen(raw[i+1:end-1]), n)
+			p, _ := json.Marshal(ls.placeholder)
+			out = append(append(out, raw[from:i]...), p...)
+			from = end
+			long = append(long, ls)
+		}
+		i = end - 1
+	}
+	if long == nil {
+		return raw, nil
+	}
+	return append(out, raw[from:]...), long
+}
+
+// decodedLen returns how many bytes the body of a valid string literal
+// decodes to, as encoding/json decodes it (invalid UTF-8 and lone
+// surrogates become U+FFFD), without decoding it.
+func decodedLen(b []byte) int {
+	n := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '\\' && i+1 < len(b) && b[i+1] == 'u':
+			r := hex4(b[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					if utf16.DecodeRune(r, hex4(b[i+2:])) != utf8.RuneError {
+						n += 4
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			n += utf8.RuneLen(r)
+		case c == '\\':
+			n++
+			i += 2
+		case c < utf8.RuneSelf:
+			n++
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len(string(utf8.RuneError))
+			} else {
+				n += size
+			}
+			i += size
+		}
+	}
+	return n
+}
+
+// hex4 reads the four hex digits of a \u escape (-1 when they are not).
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
+}
+
 func clipped(raw []byte, n int) json.RawMessage {
-	b, _ := json.Marshal(clipString(string(raw), n))
+	b, _ := json.Marshal(clipStringOf(string(raw[:min(len(raw), n)]), len(raw), n))
 	return b
 }
 
@@ -402,24 +515,38 @@ func clipString(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := s[:n]
+	return clipStringOf(s[:n], len(s), n)
+}
+
+// clipStringOf is clipString of a string of size bytes that starts with
+// head (at least its first n bytes when it is longer than n).
+func clipStringOf(head string, size, n int) string {
+	if size <= n {
+		return head
+	}
+	cut := head[:min(n, len(head))]
 	for len(cut) > 0 && !utf8.ValidString(cut) {
 		cut = cut[:len(cut)-1]
 	}
-	return fmt.Sprintf("%s… (%d bytes)", cut, len(s))
+	return fmt.Sprintf("%s… (%d bytes)", cut, size)
 }
 
-func clipStrings(v any, n int) any {
+func clipStrings(v any, n int, long []longString) any {
 	switch x := v.(type) {
 	case string:
+		for _, l := range long {
+			if x == l.placeholder {
+				return l.clipped
+			}
+		}
 		return clipString(x, n)
 	case []any:
 		for i := range x {
-			x[i] = clipStrings(x[i], n)
+			x[i] = clipStrings(x[i], n, long)
 		}
 	case map[string]any:
 		for k, e := range x {
-			x[k] = clipStrings(e, n)
+			x[k] = clipStrings(e, n, long)
 		}
 	}
 	return v

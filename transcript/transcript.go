@@ -443,17 +443,21 @@ func (t *Transcript) SlimLine(sq *wire.Squeezed) ([]*wire.Message, bool) {
 // be kept whole, and if so sets those bytes aside in the run's pool until
 // the line is added: lines growing at once in several processes share the
 // pool instead of each counting on all of it. A line refused stays
-// refused (nothing it is measured against shrinks) and is clipped.
-// Reserve(0) gives back what was set aside.
+// refused (nothing it is measured against shrinks) and is clipped; what
+// it had set aside stays so until Reserve(0), which gives it back.
 func (t *Transcript) Reserve(n int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ok := t.limits.ClipTo > wire.SqueezeAbove || // a squeezed line would lose strings a clipped one keeps
 		t.flood == nil && t.kept+n <= t.limits.KeepWhole && !t.limits.Pool.full(n-t.reserved)
-	if !ok {
-		n = 0
+	// A line refused keeps what it had set aside: the reader still holds
+	// those bytes while it squeezes them, and gives them back with
+	// Reserve(0) once it has let go of them. Given back at once, another
+	// line could set them aside again, and lines arriving at once in
+	// several processes held far more than the pool.
+	if ok || n == 0 {
+		t.reserveLocked(n)
 	}
-	t.reserveLocked(n)
 	return ok
 }
 

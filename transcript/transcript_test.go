@@ -124,6 +124,27 @@ func TestReserveSharesThePool(t *testing.T) {
 	}
 }
 
+// TestRefusedLineKeepsWhatItSetAside: a line refused past its share is
+// still held while the reader squeezes what it gathered, so what it set
+// aside stays so until Reserve(0), and no other line counts on it.
+func TestRefusedLineKeepsWhatItSetAside(t *testing.T) {
+	pool := NewPool(1000, 100<<20)
+	a, b, c := New(time.Now(), Limits{Pool: pool}), New(time.Now(), Limits{Pool: pool}), New(time.Now(), Limits{Pool: pool})
+	if !a.Reserve(60<<20) || !b.Reserve(30<<20) {
+		t.Fatal("60 and 30 MiB refused in an empty pool of 100 MiB")
+	}
+	if b.Reserve(50 << 20) {
+		t.Fatal("a line grew past what the pool has left and was not refused")
+	}
+	if c.Reserve(11 << 20) {
+		t.Error("a line counted on what a refused line still holds")
+	}
+	b.Reserve(0)
+	if !c.Reserve(11 << 20) {
+		t.Error("what the refused line gave back cannot be set aside")
+	}
+}
+
 // TestPoolStopsAFloodByWhatItHolds: a flood of small messages is stopped
 // by the memory its entries hold, before the pool's count of lines.
 func TestPoolStopsAFloodByWhatItHolds(t *testing.T) {

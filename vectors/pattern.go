@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pattern is a compiled expectation: a JSON value in which objects match as
@@ -206,12 +207,125 @@ type Mismatch struct {
 func (m *Mismatch) Error() string { return m.Path + ": " + m.Reason }
 
 // Match reports whether the JSON value raw matches; nil means it does.
+//
+// The value is decoded only as far as the pattern looks into it: a
+// result listing 200,000 resources is matched against {"resources":
+// {"$type": "array"}} by finding its members, not by decoding every item.
 func (p *Pattern) Match(raw json.RawMessage) *Mismatch {
+	if t := bytes.TrimSpace(raw); json.Valid(t) {
+		return p.match(lazy(t), true, "$")
+	}
 	v, err := decodeValue(raw)
 	if err != nil {
 		return &Mismatch{Path: "$", Reason: "not JSON: " + err.Error()}
 	}
 	return p.match(v, true, "$")
+}
+
+// lazy is a valid JSON value, trimmed, not decoded yet: a value being
+// matched is one, or what decodeValue gives (a scalar, []any or
+// map[string]any), whose members and items may be lazy in turn.
+type lazy []byte
+
+// decoded returns v decoded, when it is lazy.
+func decoded(v any) any {
+	l, ok := v.(lazy)
+	if !ok || len(l) == 0 {
+		return v
+	}
+	// Scalars are most of what is matched, one per listed item: they
+	// are read without a decoder.
+	switch c := l[0]; {
+	case c == 't':
+		return true
+	case c == 'f':
+		return false
+	case c == 'n':
+		return nil
+	case c == '-' || c >= '0' && c <= '9':
+		return json.Number(l)
+	case c == '"':
+		if body := l[1 : len(l)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+			return string(body)
+		}
+	}
+	d, _ := decodeValue(l)
+	return d
+}
+
+// isKind reports whether v, lazy or decoded, is an object (open '{') or
+// an array ('[').
+func isKind(v any, open byte) bool {
+	if l, ok := v.(lazy); ok {
+		return len(l) > 0 && l[0] == open
+	}
+	if open == '{' {
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	_, ok := v.([]any)
+	return ok
+}
+
+// member returns the member k of v, an object, lazy when v is: a lazy
+// object is read for the member, not split into a map.
+func member(v any, k string) (any, bool) {
+	if l, ok := v.(lazy); ok {
+		if m := wire.Member(json.RawMessage(l), k); m != nil {
+			return lazy(m), true
+		}
+		return nil, false
+	}
+	sub, ok := v.(map[string]any)[k]
+	return sub, ok
+}
+
+// eachKey calls f with the member names of v, an object.
+func eachKey(v any, f func(k string) bool) {
+	if l, ok := v.(lazy); ok {
+		wire.EachMember(json.RawMessage(l), func(k string, _ json.RawMessage) bool { return f(k) })
+		return
+	}
+	for k := range v.(map[string]any) {
+		if !f(k) {
+			return
+		}
+	}
+}
+
+// eachItem calls f with the items of v, an array, in order, lazy when v
+// is, until f returns false.
+func eachItem(v any, f func(i int, it any) bool) {
+	if l, ok := v.(lazy); ok {
+		i := 0
+		wire.EachItem(json.RawMessage(l), func(it json.RawMessage) bool {
+			more := f(i, lazy(it))
+			i++
+			return more
+		})
+		return
+	}
+	for i, it := range v.([]any) {
+		if !f(i, it) {
+			return
+		}
+	}
+}
+
+// shallow returns v decoded when it is a scalar, and an empty object or
+// array of its kind when it is a container: what its type is judged on.
+func shallow(v any) any {
+	l, ok := v.(lazy)
+	if !ok || len(l) == 0 {
+		return v
+	}
+	switch l[0] {
+	case '{':
+		return map[string]any{}
+	case '[':
+		return []any{}
+	}
+	return decoded(l)
 }
 
 // MatchAbsent matches the pattern against a member that is not there.
@@ -226,22 +340,25 @@ func (p *Pattern) match(v any, present bool, path string) *Mismatch {
 	}
 	switch p.kind {
 	case kindObject:
-		obj, ok := v.(map[string]any)
-		if !ok {
+		if !isKind(v, '{') {
 			return &Mismatch{path, "want an object, got " + typeName(v)}
 		}
 		for _, k := range p.keys {
-			sub, has := obj[k]
+			sub, has := member(v, k)
 			if m := p.fields[k].match(sub, has, path+"."+k); m != nil {
 				return m
 			}
 		}
 		return nil
 	case kindArray:
-		arr, ok := v.([]any)
-		if !ok {
+		if !isKind(v, '[') {
 			return &Mismatch{path, "want an array, got " + typeName(v)}
 		}
+		var arr []any
+		eachItem(v, func(_ int, it any) bool {
+			arr = append(arr, it)
+			return true
+		})
 		if len(arr) != len(p.items) {
 			return &Mismatch{path, fmt.Sprintf("want %d items, got %d", len(p.items), len(arr))}
 		}
@@ -252,7 +369,7 @@ func (p *Pattern) match(v any, present bool, path string) *Mismatch {
 		}
 		return nil
 	default:
-		if !equal(p.lit, v) {
+		if !equalTo(p.lit, v) {
 			return &Mismatch{path, fmt.Sprintf("want %s, got %s", show(p.lit), show(v))}
 		}
 		return nil
@@ -310,7 +427,7 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 		case "$in":
 			ok := false
 			for _, x := range o.arg.([]any) {
-				if equal(x, v) {
+				if equalTo(x, v) {
 					ok = true
 				}
 			}
@@ -318,11 +435,11 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 				return &Mismatch{path, fmt.Sprintf("want one of %s, got %s", show(o.arg), show(v))}
 			}
 		case "$eq":
-			if !equal(o.arg, v) {
+			if !equalTo(o.arg, v) {
 				return &Mismatch{path, fmt.Sprintf("want %s, got %s", show(o.arg), show(v))}
 			}
 		case "$base64":
-			s, ok := v.(string)
+			s, ok := shallow(v).(string)
 			if !ok {
 				return &Mismatch{path, "want a base64 string, got " + typeName(v)}
 			}
@@ -330,12 +447,12 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 				return &Mismatch{path, err.Error()}
 			}
 		case "$regex":
-			s, ok := v.(string)
+			s, ok := shallow(v).(string)
 			if !ok || !o.re.MatchString(s) {
 				return &Mismatch{path, fmt.Sprintf("want a string matching /%s/, got %s", o.re, show(v))}
 			}
 		case "$uri":
-			s, ok := v.(string)
+			s, ok := shallow(v).(string)
 			if !ok {
 				return &Mismatch{path, "want a URI string, got " + typeName(v)}
 			}
@@ -344,13 +461,19 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 			}
 		case "$nonEmpty":
 			n := -1
-			switch t := v.(type) {
+			switch t := shallow(v).(type) {
 			case string:
 				n = len(t)
 			case []any:
 				n = len(t)
+				if l, ok := v.(lazy); ok {
+					n = len(bytes.TrimSpace(l[1 : len(l)-1]))
+				}
 			case map[string]any:
 				n = len(t)
+				if l, ok := v.(lazy); ok {
+					n = len(bytes.TrimSpace(l[1 : len(l)-1]))
+				}
 			}
 			if n == 0 {
 				return &Mismatch{path, "want a non-empty value, got " + show(v)}
@@ -359,20 +482,20 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 				return &Mismatch{path, "want a string, array or object, got " + typeName(v)}
 			}
 		case "$each", "$contains":
-			arr, ok := v.([]any)
-			if !ok {
+			if !isKind(v, '[') {
 				return &Mismatch{path, "want an array, got " + typeName(v)}
 			}
 			var first *Mismatch
 			found := false
-			for i, it := range arr {
+			eachItem(v, func(i int, it any) bool {
 				m := o.sub[0].match(it, true, fmt.Sprintf("%s[%d]", path, i))
 				if m == nil {
 					found = true
 				} else if first == nil {
 					first = m
 				}
-			}
+				return true
+			})
 			if o.name == "$each" && first != nil {
 				return first
 			}
@@ -380,21 +503,27 @@ func (p *Pattern) matchOps(v any, present bool, path string) *Mismatch {
 				return &Mismatch{path, "no item matches " + o.sub[0].String()}
 			}
 		case "$onlyKeys":
-			obj, ok := v.(map[string]any)
-			if !ok {
+			if !isKind(v, '{') {
 				return &Mismatch{path, "want an object, got " + typeName(v)}
 			}
 			allowed := map[string]bool{}
 			for _, k := range o.arg.([]any) {
 				allowed[k.(string)] = true
 			}
-			for k := range obj {
-				if !allowed[k] {
-					return &Mismatch{path, fmt.Sprintf("unexpected member %q", k)}
+			// The first unexpected name in sorted order, whatever the
+			// order of the members.
+			unexpected, found := "", false
+			eachKey(v, func(k string) bool {
+				if !allowed[k] && (!found || k < unexpected) {
+					unexpected, found = k, true
 				}
+				return true
+			})
+			if found {
+				return &Mismatch{path, fmt.Sprintf("unexpected member %q", unexpected)}
 			}
 		case "$min", "$max":
-			n, ok := v.(json.Number)
+			n, ok := shallow(v).(json.Number)
 			if !ok {
 				return &Mismatch{path, "want a number, got " + typeName(v)}
 			}
@@ -456,6 +585,7 @@ func (p *Pattern) JSON() any {
 }
 
 func isType(v any, t string) bool {
+	v = shallow(v)
 	switch t {
 	case "string":
 		_, ok := v.(string)
@@ -486,7 +616,7 @@ func isType(v any, t string) bool {
 func IsInteger(lit string) bool { return wire.IsInteger(lit) }
 
 func typeName(v any) string {
-	switch t := v.(type) {
+	switch t := shallow(v).(type) {
 	case nil:
 		return "null"
 	case string:
@@ -510,7 +640,21 @@ func typeName(v any) string {
 // whatever the order of their members).
 func equal(a, b any) bool { return wire.EqualValues(a, b) }
 
+// equalTo is equal for a value that may be lazy: decoded only when it is
+// of the kind of want (an object or an array is never a scalar).
+func equalTo(want, v any) bool {
+	if l, ok := v.(lazy); ok && len(l) > 0 {
+		_, obj := want.(map[string]any)
+		_, arr := want.([]any)
+		if (l[0] == '{') != obj || (l[0] == '[') != arr {
+			return false
+		}
+	}
+	return equal(want, decoded(v))
+}
+
 func show(v any) string {
+	v = decoded(v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)

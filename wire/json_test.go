@@ -53,6 +53,11 @@ func TestMemberIsObjectIndexed(t *testing.T) {
 		if got := Member(json.RawMessage(raw), "uri"); string(got) != string(want) {
 			t.Errorf("Member(%s, uri): got %q, want %q", raw, got, want)
 		}
+		if json.Valid([]byte(raw)) {
+			if got, want := ObjectOfValid(json.RawMessage(raw)), Object(json.RawMessage(raw)); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("ObjectOfValid(%s): got %q, want %q", raw, got, want)
+			}
+		}
 	}
 }
 

@@ -119,20 +119,19 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Next returns the next line, or io.EOF when the stream ended cleanly.
 //
-// A long line arrives in many reads; they are kept as separate pieces and
-// joined once at the end, into a buffer of exactly the line's size. Growing
-// one buffer as the pieces come would allocate about five times the line
-// (append grows large slices by a quarter), and a 50 MB response would cost
-// a quarter of a gigabyte before the GC caught up.
+// A long line arrives in many reads; it is gathered where it costs its
+// size once (see lineBuf) and handed on as one buffer of exactly its size.
 //
 // A line the caller will not keep whole (see ClipPast) is squeezed instead
-// once it is known to be one: its pieces are let go, and the rest of it is
-// read into a Squeezed text that keeps its structure but not the contents
-// of its long strings.
+// once it is known to be one: what was gathered of it is let go, and the
+// rest of it is read into a Squeezed text that keeps its structure but not
+// the contents of its long strings.
 func (lr *LineReader) Next() (*Line, error) {
-	var pieces [][]byte
+	buf := lineBuf{most: lr.max + 2}
+	defer buf.free()
 	var sq *squeezer
 	var head []byte   // while squeezing: the line's first bytes
+	var kept []byte   // once over: the line's first keep bytes
 	total := 0        // bytes of the line so far, terminator included
 	over := false     // longer than max: only a prefix is kept
 	var last2 [2]byte // the last two bytes seen, for \r\n after a line not held whole
@@ -155,27 +154,26 @@ func (lr *LineReader) Next() (*Line, error) {
 		case total > lr.max+2: // not even a \r\n terminator makes it fit
 			over = true
 			if sq != nil {
-				pieces, sq = [][]byte{head}, nil
+				kept, sq = append(head[:len(head):len(head)], chunk...), nil
+				kept = kept[:min(len(kept), lr.keep)]
+			} else {
+				kept = buf.prefix(lr.keep, chunk)
+				buf.free()
 			}
 			if lr.fits != nil {
 				lr.fits(0) // never to be kept whole: it sets nothing aside
 			}
-			pieces = append(pieces, chunk) // only its prefix is kept below
-			pieces = [][]byte{prefix(pieces, lr.keep)}
 		case sq != nil:
 			sq.write(body)
 		case lr.fits != nil && total > lr.squeezeMin && !lr.fits(int64(total)):
 			// Not to be kept whole, whatever its end: read on squeezed.
 			sq = &squeezer{above: lr.squeezeAbove}
-			head = prefix(append(pieces, body), lr.head)
-			for i, p := range pieces {
-				sq.write(p)
-				pieces[i] = nil
-			}
-			pieces = nil
+			head = buf.prefix(lr.head, body)
+			buf.drain(sq.write)
+			lr.fits(0) // what was gathered is let go: nothing stays set aside
 			sq.write(body)
-		case len(chunk) > 0:
-			pieces = append(pieces, bytes.Clone(chunk))
+		default:
+			buf.add(chunk)
 		}
 		if err == nil {
 			break
@@ -187,21 +185,25 @@ func (lr *LineReader) Next() (*Line, error) {
 			if total == 0 {
 				return nil, io.EOF
 			}
-			var l *Line
-			if sq != nil {
-				l = lr.squeezed(sq, head, total, false, last2)
-			} else {
-				l = lr.classify(join(pieces, total, over), total, over, false, last2)
-			}
+			l := lr.finish(&buf, sq, head, kept, total, over, false, last2)
 			l.Issues = append(l.Issues, IssuePartialEOF)
 			return l, nil
 		}
 		return nil, err
 	}
-	if sq != nil {
-		return lr.squeezed(sq, head, total, true, last2), nil
+	return lr.finish(&buf, sq, head, kept, total, over, true, last2), nil
+}
+
+// finish classifies the line read: squeezed, over the maximum (kept is
+// its start), or whole in buf.
+func (lr *LineReader) finish(buf *lineBuf, sq *squeezer, head, kept []byte, total int, over, terminated bool, last2 [2]byte) *Line {
+	switch {
+	case sq != nil:
+		return lr.squeezed(sq, head, total, terminated, last2)
+	case over:
+		return lr.classify(kept, total, over, terminated, last2)
 	}
-	return lr.classify(join(pieces, total, over), total, over, true, last2), nil
+	return lr.classify(buf.take(), total, over, terminated, last2)
 }
 
 // squeezeMin is the length from which a line may be squeezed: shorter
@@ -212,7 +214,8 @@ const squeezeMin = 1 << 20
 // whole: fits is asked, as a line grows past a mebibyte, whether a line
 // of n bytes so far may still be kept whole; once it says no, the line is
 // returned with its first head bytes as Raw, no Value, and its Squeezed
-// text, and it is never held whole. Call it before Next.
+// text, and it is never held whole, and fits(0) says when the reader has
+// let go of what it had gathered of it. Call it before Next.
 func (lr *LineReader) ClipPast(fits func(n int64) bool, head int) {
 	lr.fits, lr.head = fits, head
 }
@@ -239,35 +242,6 @@ func (lr *LineReader) squeezed(sq *squeezer, head []byte, total int, terminated 
 	}
 	l.Squeezed, l.Issues = sq.finish(head, crlf)
 	return l
-}
-
-// prefix returns a copy of the first n bytes of pieces.
-func prefix(pieces [][]byte, n int) []byte {
-	out := make([]byte, 0, n)
-	for _, p := range pieces {
-		if len(out) == n {
-			break
-		}
-		out = append(out, p[:min(len(p), n-len(out))]...)
-	}
-	return out
-}
-
-// join returns the pieces as one slice of exactly total bytes (the pieces
-// themselves when there is one).
-func join(pieces [][]byte, total int, over bool) []byte {
-	switch {
-	case len(pieces) == 0:
-		return nil
-	case len(pieces) == 1 || over:
-		return pieces[0]
-	}
-	buf := make([]byte, 0, total)
-	for i, p := range pieces {
-		buf = append(buf, p...)
-		pieces[i] = nil // let the GC take each piece as soon as it is copied
-	}
-	return buf
 }
 
 func (lr *LineReader) classify(buf []byte, total int, over, terminated bool, last2 [2]byte) *Line {
@@ -423,7 +397,7 @@ func TopLevelMember(b []byte, name string) (json.RawMessage, bool) {
 		c := b[i]
 		switch {
 		case c == '"':
-			end := stringEnd(b, i)
+			end := StringEnd(b, i)
 			if end < 0 {
 				return nil, false
 			}
@@ -449,9 +423,9 @@ func TopLevelMember(b []byte, name string) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// stringEnd returns the index of the quote that closes the string opening
+// StringEnd returns the index of the quote that closes the string opening
 // at b[i], or -1.
-func stringEnd(b []byte, i int) int {
+func StringEnd(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
@@ -470,7 +444,7 @@ func scalarAt(b []byte, i int) (json.RawMessage, bool) {
 	}
 	end := i
 	if b[i] == '"' {
-		end = stringEnd(b, i) + 1
+		end = StringEnd(b, i) + 1
 		if end == 0 {
 			return nil, false
 		}

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/memtest"
 )
 
 // FuzzSqueeze reads the same input whole and squeezed (every line, however
@@ -214,7 +215,7 @@ func TestSqueezedGarbageMemory(t *testing.T) {
 		lr.ClipPast(func(int64) bool { return false }, 4096)
 		var l *Line
 		var err error
-		allocated := allocatedBy(func() { l, err = lr.Next() })
+		allocated := memtest.Allocated(func() { l, err = lr.Next() })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,13 +226,4 @@ func TestSqueezedGarbageMemory(t *testing.T) {
 			t.Errorf("%q: reading the line allocated %d MiB, want it bounded", c.body, allocated>>20)
 		}
 	}
-}
-
-// allocatedBy returns how many bytes f allocated.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }

@@ -126,7 +126,7 @@ func executeRun(b *testing.B, argv, env []string) (*evidence.Run, []*vectors.Fil
 // scripts/timerun.sh measures it for the mcpconform command. The memory
 // limit mcpconform sets in main is set here too.
 func BenchmarkHostileRun(b *testing.B) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(128 << 20))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(112 << 20))
 	for i, fault := range []string{"notification-flood", "huge-response", "nested-arrays", "small-items-flood", "small-items-line", "huge-line", "huge-server-info"} {
 		b.Run(fault, func(b *testing.B) {
 			skipHeavy(b, i)

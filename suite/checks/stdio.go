@@ -147,8 +147,9 @@ func killedByHarness(p *evidence.Process) bool {
 // with a bracket ("[INFO] ready") or ends in a colon holds words that are
 // no JSON token, so it is judged as what it is, a line that is not JSON.
 func looksLikeFragment(b []byte) bool {
-	s := strings.TrimSpace(string(b))
-	if s == "" {
+	// Read in place: the line may be tens of megabytes.
+	s := bytes.TrimSpace(b)
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); {
@@ -169,7 +170,7 @@ func looksLikeFragment(b []byte) bool {
 			for j < len(s) && strings.IndexByte("0123456789.eE+-", s[j]) >= 0 {
 				j++
 			}
-			if !json.Valid([]byte(s[i:j])) {
+			if !json.Valid(s[i:j]) {
 				return false
 			}
 			i = j
@@ -178,7 +179,7 @@ func looksLikeFragment(b []byte) bool {
 			for j < len(s) && s[j] >= 'a' && s[j] <= 'z' {
 				j++
 			}
-			if w := s[i:j]; w != "true" && w != "false" && w != "null" {
+			if w := string(s[i:j]); w != "true" && w != "false" && w != "null" {
 				return false
 			}
 			i = j

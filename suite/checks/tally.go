@@ -149,10 +149,9 @@ func Excerpt(p *evidence.Process, from, to int) []reports.TranscriptLine {
 	}
 	var out []reports.TranscriptLine
 	for _, e := range entries {
-		text := string(e.Data)
-		if len(text) > maxText {
-			text = text[:maxText] + fmt.Sprintf("… (%d bytes)", e.Len)
-		} else if e.Len > len(e.Data) {
+		// Only what is shown is copied: the line may be tens of megabytes.
+		text := string(e.Data[:min(len(e.Data), maxText)])
+		if len(e.Data) > maxText || e.Len > len(e.Data) {
 			text += fmt.Sprintf("… (%d bytes)", e.Len)
 		}
 		if e.Tag != "" {
