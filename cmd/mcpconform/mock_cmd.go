@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -113,20 +110,9 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		rec.FixturePath, rec.Faults, rec.Variants = o.fixture, o.faults, o.variants
 		return clientrun.ServeRecording(rec, stdin, stdout, stderr)
 	}
-	if err := mockserver.CheckFaultNames(o.faults); err != nil {
+	if err := mockserver.CheckNames(o.faults, o.variants, o.http != ""); err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
-	}
-	httpVariants, variants := splitVariants(o.variants)
-	if err := mockserver.ValidateVariants(variants); err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-		return exitUsage
-	}
-	if o.http == "" {
-		if n := httpNames(o.faults, httpVariants); n != "" {
-			fmt.Fprintf(stderr, "mcpconform mock: %s acts on the HTTP transport: add --http 127.0.0.1:0\n", n)
-			return exitUsage
-		}
 	}
 	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
 	if o.fixture != "" {
@@ -138,17 +124,13 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts.Fixture = f
 	}
 	if o.record != "" {
-		pid := os.Getpid()
-		path := strings.ReplaceAll(o.record, "%p", strconv.Itoa(pid))
-		// Appending: a client starts the mock several times, and each
-		// process adds its lines instead of replacing the others'.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		rec, f, err := mockserver.OpenSharedRecord(o.record)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform mock: --record: %v\n", err)
 			return exitUsage
 		}
 		defer f.Close()
-		opts.Record = mockserver.SharedRecord(f, pid)
+		opts.Record = rec
 	}
 	if f, ok := stdin.(*os.File); ok && reports.IsTerminal(f) {
 		// Someone typed mcpconform mock: it waits for a client, silently
@@ -167,47 +149,16 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitConformant
 }
 
-// splitVariants separates the HTTP transport's variants from the others.
-func splitVariants(names []string) (httpNames, rest []string) {
-	for _, n := range names {
-		if slices.ContainsFunc(mockserver.HTTPVariants(), func(v mockserver.Variant) bool { return v.Name == strings.TrimSpace(n) }) {
-			httpNames = append(httpNames, n)
-		} else {
-			rest = append(rest, n)
-		}
-	}
-	return httpNames, rest
-}
-
-// httpNames names the first fault or variant of the HTTP transport given,
-// or "".
-func httpNames(faults, httpVariants []string) string {
-	for _, n := range faults {
-		if slices.ContainsFunc(mockserver.HTTPFaults(), func(f mockserver.Fault) bool { return f.Name == strings.TrimSpace(n) }) {
-			return "fault " + n
-		}
-	}
-	if len(httpVariants) > 0 {
-		return "variant " + httpVariants[0]
-	}
-	return ""
-}
-
 // serveMockHTTP serves the mock over Streamable HTTP on o.http until ctx
 // ends, after printing the endpoint's URL.
 func serveMockHTTP(ctx context.Context, o *mockOptions, opts mockserver.Options, stdout, stderr io.Writer) int {
-	path := o.httpPath
-	if !strings.HasPrefix(path, "/") {
-		fmt.Fprintf(stderr, "mcpconform mock: --http-path %q must start with /\n", path)
-		return exitUsage
-	}
-	ln, err := net.Listen("tcp", o.http)
+	ln, url, err := mockserver.ListenHTTP(o.http, o.httpPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: --http: %v\n", err)
+		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "http://%s%s\n", ln.Addr(), path)
-	if err := mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: path}); err != nil && ctx.Err() == nil {
+	fmt.Fprintln(stdout, url)
+	if err := mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: o.httpPath}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
 		return 1
 	}

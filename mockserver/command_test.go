@@ -1,0 +1,109 @@
+package mockserver_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/mockserver"
+)
+
+func TestCheckNames(t *testing.T) {
+	httpFault, httpVariant := mockserver.HTTPFaults()[0].Name, mockserver.HTTPVariants()[0].Name
+	for _, tc := range []struct {
+		name             string
+		faults, variants []string
+		overHTTP         bool
+		want             string // "" for no error, else a part of it
+	}{
+		{name: "none", want: ""},
+		{name: "a stdio fault and variant", faults: []string{"ping-not-empty"}, variants: []string{"float-integers"}},
+		{name: "HTTP names over HTTP", faults: []string{httpFault}, variants: []string{httpVariant}, overHTTP: true},
+		{name: "an HTTP fault over stdio", faults: []string{httpFault}, want: "fault " + httpFault + " acts on the HTTP transport: add --http 127.0.0.1:0"},
+		{name: "an HTTP variant over stdio", variants: []string{" " + httpVariant}, want: "variant  " + httpVariant + " acts on the HTTP transport"},
+		{name: "an unknown fault first", faults: []string{"no-such-fault"}, variants: []string{"no-such-variant"}, want: "unknown fault no-such-fault"},
+		{name: "an unknown variant", variants: []string{"no-such-variant"}, overHTTP: true, want: "no-such-variant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := mockserver.CheckNames(tc.faults, tc.variants, tc.overHTTP)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("got %v, want no error", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Two processes' records go into one file, each line with its writer's
+// process id; %p names a file per process instead.
+func TestOpenSharedRecord(t *testing.T) {
+	dir := t.TempDir()
+	pattern := filepath.Join(dir, "rec-%p.jsonl")
+	for range 2 {
+		rec, f, err := mockserver.OpenSharedRecord(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(rec, "{\"dir\":\"recv\"}\n")
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pid := strconv.Itoa(os.Getpid())
+	data, err := os.ReadFile(filepath.Join(dir, "rec-"+pid+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"pid":` + pid + `,"dir":"recv"}` + "\n"
+	if got, want := string(data), line+line; got != want {
+		t.Errorf("got %q, want %q (appended, not replaced)", got, want)
+	}
+	if _, _, err := mockserver.OpenSharedRecord(filepath.Join(dir, "no-such-dir", "rec")); err == nil {
+		t.Error("a record in a missing directory opened")
+	}
+}
+
+func TestListenHTTP(t *testing.T) {
+	if _, _, err := mockserver.ListenHTTP("127.0.0.1:0", "mcp"); err == nil || err.Error() != `--http-path "mcp" must start with /` {
+		t.Errorf("a path without /: got %v", err)
+	}
+	ln, url, err := mockserver.ListenHTTP("127.0.0.1:0", "/rpc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "http://" + ln.Addr().String() + "/rpc"; url != want {
+		t.Errorf("got URL %q, want %q", url, want)
+	}
+	if _, _, err := mockserver.ListenHTTP(ln.Addr().String(), "/rpc"); err == nil || !strings.HasPrefix(err.Error(), "--http: ") {
+		t.Errorf("an address in use: got %v, want an error of --http", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- mockserver.ServeHTTP(ctx, ln, io.Discard, mockserver.HTTPOptions{Path: "/rpc"}) }()
+	// The URL printed is the endpoint served: a GET without a session
+	// reaches the mock's handler, not a 404 of another path.
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		t.Errorf("GET %s: 404, the endpoint is not at the URL", url)
+	}
+	if resp, err := http.Get(strings.TrimSuffix(url, "/rpc") + "/mcp"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of another path: got %v, %v; want 404", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	if err := <-served; err != context.Canceled {
+		t.Errorf("ServeHTTP ended with %v, want the context's end", err)
+	}
+}
