@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/runner"
-	"github.com/mcpconform/mcpconform/suite"
-	"github.com/mcpconform/mcpconform/vectors"
 )
 
 func judgeUsage(w io.Writer) {
@@ -86,16 +80,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		}
 		return reportClientRun(o, run, stdout, stderr)
 	}
-	run, err := evidence.LoadFile(fs.Arg(0))
-	if err != nil {
-		if isReport(fs.Arg(0)) {
-			fmt.Fprintf(stderr, "mcpconform judge: %s is a report, not an evidence file (write evidence with --evidence)\n", fs.Arg(0))
-		} else {
-			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		}
-		return exitUsage
-	}
-	source, err := vectorSource(run, fs.Arg(0))
+	run, source, err := runner.LoadEvidence(fs.Arg(0), version)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
 		return exitUsage
@@ -131,63 +116,4 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	}
 	tellPartial(stderr, o, rep, code)
 	return code
-}
-
-// isReport reports whether the file at path is a JSON report of
-// mcpconform (what --json writes) rather than evidence: its top level has
-// a summary and results.
-func isReport(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var top struct {
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		Summary       json.RawMessage `json:"summary"`
-		Results       json.RawMessage `json:"results"`
-	}
-	if json.NewDecoder(f).Decode(&top) != nil {
-		return false
-	}
-	return top.SchemaVersion != nil && top.Summary != nil && top.Results != nil
-}
-
-// vectorSource says where the vectors that judge run come from, for every
-// report to say: this mcpconform's own, or the evidence file's. A file's
-// vector that would pass whatever the server did is refused: an evidence
-// file may come from anywhere, and such a vector forges a pass.
-func vectorSource(run *evidence.Run, path string) (string, error) {
-	if len(run.Vectors) == 0 {
-		return "embedded in mcpconform " + version, nil
-	}
-	files, err := suite.VectorFiles(run)
-	if err != nil {
-		return "", fmt.Errorf("%s: its vectors: %v", path, err)
-	}
-	own, err := vectors.Embedded()
-	if err != nil {
-		return "", err
-	}
-	ours := map[string][]byte{}
-	for _, f := range own {
-		for _, t := range f.Tests {
-			ours[t.ID], _ = json.Marshal(t)
-		}
-	}
-	var forged []string
-	for _, f := range files {
-		for _, t := range f.Tests {
-			if b, _ := json.Marshal(t); bytes.Equal(b, ours[t.ID]) {
-				continue // this mcpconform's own test, word for word
-			}
-			if why := t.AcceptsAnything(); why != "" {
-				forged = append(forged, fmt.Sprintf("%s (%s)", t.ID, why))
-			}
-		}
-	}
-	if len(forged) > 0 {
-		return "", fmt.Errorf("%s: refused: vectors in the evidence pass whatever the server did: %s", path, strings.Join(forged, "; "))
-	}
-	return fmt.Sprintf("read from the evidence file (%d files, not necessarily this mcpconform's)", len(files)), nil
 }
