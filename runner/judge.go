@@ -24,12 +24,20 @@ func Judge(ctx context.Context, run *evidence.Run, cfg Config) (*reports.Report,
 }
 
 // Judge judges the evidence of a run and returns the report and how it
-// ended. A report is never more conformant than its evidence: every
+// ended, without the values of Config.RedactEnv. A report is never more conformant than its evidence: every
 // planned check is in it (one that was not judged is an error saying so),
 // and a run cut short has the verdict "error" and its own outcome.
 // Cancelling ctx cuts judging short as it cuts a run. It errs only when
 // the vector files the evidence carries cannot be read.
 func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report, Outcome, error) {
+	rep, out, err := r.judge(ctx, run)
+	if err != nil {
+		return nil, out, err
+	}
+	return redacted(rep, out, r.secrets)
+}
+
+func (r *Runner) judge(ctx context.Context, run *evidence.Run) (*reports.Report, Outcome, error) {
 	cfg := r.cfg
 	if run.Unlisted != nil {
 		rep := unlistedReport(run, cfg.Tool)

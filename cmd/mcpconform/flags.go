@@ -151,10 +151,6 @@ type options struct {
 	sarifArtifact string
 	reportDir     string
 	evidence      string
-	// redactEnv names the variables whose values --redact-env takes out
-	// of the evidence and the reports; validate finds their values.
-	redactEnv []string
-	secrets   []redact.Secret
 	// warnings are what validate found wrong but not fatal, printed
 	// before the run.
 	warnings    []string
@@ -202,7 +198,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.sarifArtifact, "sarif-artifact", "", "put every SARIF result on the first line of this repository `FILE` (relative to the repository's root, e.g. the server's main source file): GitHub code scanning shows only results located in a file")
 	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names (report.json, junit.xml, report.md, report.html, report.sarif)")
 	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge; it holds whatever the server wrote, secrets its tools returned too (see --redact-env)")
-	fs.Var(listFlag{&o.redactEnv, "--redact-env API_KEY"}, "redact-env", "replace the values of these environment variables (`NAME`s, comma-separated or repeated; from --env, else mcpconform's environment) with [redacted:NAME] wherever they occur in the evidence and the reports")
+	fs.Var(listFlag{&o.run.RedactEnv, "--redact-env API_KEY"}, "redact-env", "replace the values of these environment variables (`NAME`s, comma-separated or repeated; from --env, else mcpconform's environment) with [redacted:NAME] wherever they occur in the evidence and the reports")
 	fs.StringVar(&o.run.Baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
 	fs.BoolVar(&o.run.Strict, "strict", false, "warnings make the run fail too")
 	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
@@ -279,7 +275,7 @@ func (o *options) validate() error {
 		o.color = colorNever
 	}
 	var missing, short []string
-	o.secrets, missing, short = redact.Secrets(o.redactEnv, o.run.Env, os.LookupEnv)
+	_, missing, short = redact.Secrets(o.run.RedactEnv, o.run.Env, os.LookupEnv)
 	for _, name := range missing {
 		o.warnings = append(o.warnings, fmt.Sprintf("--redact-env %s: no such variable in --env or the environment; nothing to redact", name))
 	}

@@ -103,9 +103,6 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if rep != nil {
 		rep.Target.Vectors = source
 	}
-	if err == nil {
-		rep, out, err = redacted(rep, out, o.secrets)
-	}
 	rep, code := tell(stderr, rep, out, err)
 	if rep == nil {
 		return code

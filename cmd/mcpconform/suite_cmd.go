@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
@@ -118,9 +116,10 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		cfg.Name = "the built-in reference server"
 	}
 	cfg.Terminal = progressTerminal(o.quiet, stdout, stderr)
+	var r *runner.Runner
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
-			if err := saveEvidence(run, o.evidence, o.secrets); err != nil {
+			if err := r.SaveEvidence(run, o.evidence); err != nil {
 				fmt.Fprintf(stderr, "mcpconform: --evidence: %v\n", err)
 			}
 		}
@@ -136,42 +135,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	stop := catchInterrupts(stderr)
 	defer stop.release()
 	rep, out, err := r.Run(stop.ctx)
-	if err == nil {
-		rep, out, err = redacted(rep, out, o.secrets)
-	}
 	return tell(stderr, rep, out, err)
-}
-
-// saveEvidence writes the evidence of a run to path, without the secrets.
-func saveEvidence(run *evidence.Run, path string, secrets []redact.Secret) error {
-	if len(secrets) == 0 {
-		return run.SaveFile(path)
-	}
-	var b bytes.Buffer
-	if err := run.Save(&b); err != nil {
-		return err
-	}
-	data, err := redact.JSON(b.Bytes(), secrets)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// redacted is the report and outcome of a run without the secrets: what
-// every report, the console included, is written from.
-func redacted(rep *reports.Report, out runner.Outcome, secrets []redact.Secret) (*reports.Report, runner.Outcome, error) {
-	if len(secrets) == 0 {
-		return rep, out, nil
-	}
-	var clean reports.Report
-	if err := redact.Value(rep, secrets, &clean); err != nil {
-		return nil, out, err
-	}
-	for i, n := range out.Notes {
-		out.Notes[i] = redact.String(n, secrets)
-	}
-	return &clean, out, nil
 }
 
 // tell prints what the outcome of a run says besides its report (its
@@ -186,7 +150,7 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 		fmt.Fprintf(stderr, "mcpconform: %s\n", n)
 	}
 	if rep.DidNotStart != nil {
-		printDidNotStart(stderr, rep.DidNotStart)
+		reports.WriteStartFailure(stderr, rep.DidNotStart)
 	}
 	return rep, out.ExitCode()
 }
@@ -212,19 +176,4 @@ func checkDestinations(o *options, stderr io.Writer) bool {
 		}
 	}
 	return true
-}
-
-// printDidNotStart prints the short block a user sees when the server
-// never got going.
-func printDidNotStart(w io.Writer, f *reports.StartFailure) {
-	fmt.Fprintf(w, "mcpconform: the server did not start: %s\n", reports.Escape(f.What))
-	if len(f.StderrTail) > 0 {
-		fmt.Fprintln(w, "  its stderr ended with:")
-		for _, l := range f.StderrTail {
-			fmt.Fprintf(w, "    %s\n", reports.Escape(l))
-		}
-	}
-	if f.Hint != "" {
-		fmt.Fprintf(w, "  hint: %s\n", reports.Escape(f.Hint))
-	}
 }

@@ -1,0 +1,64 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/reports"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// The value of a variable RedactEnv names is in neither the report nor
+// the evidence SaveEvidence writes, wherever the server wrote it (here on
+// stderr, which the report quotes); without RedactEnv both keep it.
+func TestRedactEnv(t *testing.T) {
+	const secret = "sk-test-0123456789abcdef"
+	dir := t.TempDir()
+	for _, redactEnv := range [][]string{nil, {"RUNNER_TEST_SECRET"}} {
+		cfg := runner.Config{
+			Command: []string{"sh", "-c", `echo "starting with token $RUNNER_TEST_SECRET" >&2; exec "$0"`, os.Args[0]},
+			Env:     []string{serveEnv + "=1", "RUNNER_TEST_SECRET=" + secret}, SpecVersion: "2025-11-25",
+			Only: []string{"area:ping"}, RedactEnv: redactEnv,
+		}
+		path := filepath.Join(dir, "run.json")
+		var r *runner.Runner
+		cfg.Recorded = func(run *evidence.Run) {
+			if err := r.SaveEvidence(run, path); err != nil {
+				t.Error(err)
+			}
+		}
+		var err error
+		if r, err = runner.New(cfg); err != nil {
+			t.Fatal(err)
+		}
+		rep, _, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := reports.WriteJSON(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redacting := redactEnv != nil
+		for name, text := range map[string]string{"report": b.String(), "evidence": string(saved)} {
+			if strings.Contains(text, secret) == redacting {
+				t.Errorf("RedactEnv %q: the %s holds the secret: %v", redactEnv, name, !redacting)
+			}
+		}
+		if redacting && !strings.Contains(b.String(), "starting with token [redacted:RUNNER_TEST_SECRET]") {
+			t.Errorf("the report does not show the stderr line redacted:\n%s", b.String())
+		}
+		if _, err := evidence.LoadFile(path); err != nil {
+			t.Errorf("RedactEnv %q: the evidence saved cannot be read again: %v", redactEnv, err)
+		}
+	}
+}
