@@ -92,7 +92,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	}
 	// Messages go to stderr when a report takes stdout.
 	say := stdout
-	if o.reportOnStdout() {
+	if o.out.ToStdout() {
 		say = stderr
 	}
 	rep, code := execute(o, command, io.Discard, stderr)

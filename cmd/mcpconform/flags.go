@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -104,32 +103,6 @@ func durationVar(fs *flag.FlagSet, p *time.Duration, name string, value time.Dur
 	fs.Var(durationFlag{p, name}, name, usage)
 }
 
-// Colour modes of --color.
-const (
-	colorAuto   = "auto"
-	colorAlways = "always"
-	colorNever  = "never"
-)
-
-// colorFlag is --color: auto, always or never, any case.
-type colorFlag struct{ mode *string }
-
-func (f colorFlag) String() string {
-	if f.mode == nil {
-		return ""
-	}
-	return *f.mode
-}
-
-func (f colorFlag) Set(v string) error {
-	switch m := strings.ToLower(strings.TrimSpace(v)); m {
-	case colorAuto, colorAlways, colorNever:
-		*f.mode = m
-		return nil
-	}
-	return errors.New("want auto, always or never; write e.g. --color=never")
-}
-
 // options are the flags of a suite run: those that configure the run, and
 // those that say where its reports go.
 type options struct {
@@ -140,22 +113,15 @@ type options struct {
 	callToolsSet bool
 	// builtIn is set when no command was given: the run is against the
 	// built-in reference server.
-	builtIn     bool
-	vectors     string
-	jsonOut     string
-	junitOut    string
-	markdownOut string
-	htmlOut     string
-	sarifOut    string
-	// sarifArtifact is the repository file SARIF results are put on.
-	sarifArtifact string
-	reportDir     string
-	evidence      string
+	builtIn  bool
+	vectors  string
+	out      reports.Outputs
+	evidence string
 	// warnings are what validate found wrong but not fatal, printed
 	// before the run.
 	warnings    []string
 	noColor     bool
-	color       string
+	color       reports.ColorMode
 	verbose     bool
 	quiet       bool
 	showVersion bool
@@ -168,7 +134,7 @@ type options struct {
 const minRunTimeout = time.Second
 
 func suiteFlags() (*flag.FlagSet, *options) {
-	o := &options{color: colorAuto}
+	o := &options{color: reports.ColorAuto}
 	fs := flag.NewFlagSet("mcpconform", flag.ContinueOnError)
 	// Parse errors are printed by the caller as one line, not followed by
 	// the whole flag list.
@@ -190,13 +156,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.StringVar(&o.run.Host, "host", "", "with --transport http, the `host` the server is reached at (default: 127.0.0.1, then [::1])")
 	fs.Var((*headerFlag)(&o.run.Header), "header", "add the HTTP header field `'Name: value'` to every request to an HTTP server (a token for a protected server; repeatable)")
 	fs.StringVar(&o.vectors, "vectors", "", "load vectors from this file or directory `PATH` instead of the built-in ones")
-	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report to `FILE` (- for stdout)")
-	fs.StringVar(&o.junitOut, "junit", "", "write a JUnit XML report to `FILE` (- for stdout)")
-	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to `FILE` (for a CI job summary; - for stdout)")
-	fs.StringVar(&o.htmlOut, "html", "", "write a self-contained HTML report to `FILE` (- for stdout)")
-	fs.StringVar(&o.sarifOut, "sarif", "", "write a SARIF 2.1.0 log to `FILE`, for code scanning (- for stdout)")
-	fs.StringVar(&o.sarifArtifact, "sarif-artifact", "", "put every SARIF result on the first line of this repository `FILE` (relative to the repository's root, e.g. the server's main source file): GitHub code scanning shows only results located in a file")
-	fs.StringVar(&o.reportDir, "report-dir", "", "write every report format into `DIR` with fixed names (report.json, junit.xml, report.md, report.html, report.sarif)")
+	o.out.RegisterFlags(fs)
 	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge; it holds whatever the server wrote, secrets its tools returned too (see --redact-env)")
 	fs.Var(listFlag{&o.run.RedactEnv, "--redact-env API_KEY"}, "redact-env", "replace the values of these environment variables (`NAME`s, comma-separated or repeated; from --env, else mcpconform's environment) with [redacted:NAME] wherever they occur in the evidence and the reports")
 	fs.StringVar(&o.run.Baseline, "baseline", "", "known failures in `FILE` (YAML or JSON); listed failures become xfail, listed checks that pass are stale and fail the run")
@@ -204,7 +164,7 @@ func suiteFlags() (*flag.FlagSet, *options) {
 	fs.Var(listFlag{&o.run.Only, "--only area:resources"}, "only", "report only checks matching `SELECTOR`: a check id, requirement id, level, area or label (area:resources, level:MUST), case-insensitive, globs allowed (resources-read-*); repeatable, comma-separated")
 	fs.Var(listFlag{&o.run.Skip, "--skip robustness"}, "skip", "leave out checks matching `SELECTOR` (as for --only)")
 	fs.StringVar(&o.callTools, "call-tools", plan.CallNone, "which listed tools the run may call, with arguments built from their inputSchema: `POLICY` none, readonly (those annotated readOnlyHint: true, trusting the server's annotations), all, or tool names separated by commas (each one the server must list; name:all names a tool called all, none or readonly); without a server command, the built-in reference server's own tools are all called")
-	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
+	fs.Var(&o.color, "color", "when to colour the console, `mode` auto (only on a terminal, and not when NO_COLOR is set), always or never")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colour on the console; the same as --color=never")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every check of the versions judged (passes and skips too), and show the matcher and transcript of each problem")
 	fs.BoolVar(&o.verbose, "v", false, "the same as --verbose")
@@ -269,10 +229,10 @@ func (o *options) validate() error {
 	}
 	o.run.CallTools = p
 	if o.noColor {
-		if o.color == colorAlways {
+		if o.color == reports.ColorAlways {
 			return errors.New("--no-color and --color=always contradict each other; write one of them")
 		}
-		o.color = colorNever
+		o.color = reports.ColorNever
 	}
 	var missing, short []string
 	_, missing, short = redact.Secrets(o.run.RedactEnv, o.run.Env, os.LookupEnv)
@@ -285,22 +245,7 @@ func (o *options) validate() error {
 	if o.quiet && o.verbose {
 		return errors.New("--quiet and --verbose contradict each other; write one of them")
 	}
-	if o.sarifArtifact != "" && filepath.IsAbs(o.sarifArtifact) {
-		return fmt.Errorf("--sarif-artifact %s: a path relative to the repository's root, as code scanning matches it; write e.g. --sarif-artifact cmd/server/main.go", o.sarifArtifact)
-	}
-	if o.reportDir == "-" {
-		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for one report on stdout, or --report-dir out")
-	}
-	var toStdout []string
-	for _, r := range o.reportFlags() {
-		if r.path == "-" {
-			toStdout = append(toStdout, "--"+r.name+" -")
-		}
-	}
-	if len(toStdout) > 1 {
-		return fmt.Errorf("%s: only one report can go to stdout; write the others to files, e.g. --junit junit.xml", strings.Join(toStdout, " and "))
-	}
-	return nil
+	return o.out.Check()
 }
 
 // dirOf is a directory to suggest in place of the file path p.
@@ -362,44 +307,6 @@ func (o *options) validateCommand(command []string, set map[string]bool) ([]stri
 func namesPort(command, env []string) bool {
 	for _, s := range append(append([]string(nil), command...), env...) {
 		if strings.Contains(s, transport.PortPlaceholder) {
-			return true
-		}
-	}
-	return false
-}
-
-// reportFlag is one report format of the command line.
-type reportFlag struct {
-	name, path string
-	write      func(io.Writer, *reports.Report) error
-}
-
-func (o *options) reportFlags() []reportFlag {
-	return []reportFlag{
-		{"json", o.jsonOut, reports.WriteJSON},
-		{"junit", o.junitOut, reports.WriteJUnit},
-		{"markdown", o.markdownOut, reports.WriteMarkdown},
-		{"html", o.htmlOut, reports.WriteHTML},
-		{"sarif", o.sarifOut, func(w io.Writer, r *reports.Report) error { return reports.WriteSARIF(w, r, o.sarifOptions()) }},
-	}
-}
-
-// sarifOptions are the options of the SARIF log.
-func (o *options) sarifOptions() reports.SARIFOptions {
-	return reports.SARIFOptions{Artifact: filepathToURI(o.sarifArtifact)}
-}
-
-// filepathToURI writes a relative file path as a relative URI reference,
-// as SARIF wants it.
-func filepathToURI(p string) string {
-	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(p)), "./")
-}
-
-// reportOnStdout reports whether one of the report formats was given "-":
-// stdout then carries that report alone.
-func (o *options) reportOnStdout() bool {
-	for _, r := range o.reportFlags() {
-		if r.path == "-" {
 			return true
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -64,37 +63,29 @@ Flags:
 // fleetOptions are the flags of fleet and merge.
 type fleetOptions struct {
 	// fleet is set for mcpconform fleet, unset for merge.
-	fleet       bool
-	reportDir   string
-	parallel    int
-	shard       string
-	split       string
-	targets     string
-	balance     int
-	jsonOut     string
-	junitOut    string
-	markdownOut string
-	htmlOut     string
-	color       string
-	quiet       bool
-	verbose     bool
-	help        bool
+	fleet    bool
+	out      fleet.Outputs
+	parallel int
+	shard    string
+	split    string
+	targets  string
+	balance  int
+	color    reports.ColorMode
+	quiet    bool
+	verbose  bool
+	help     bool
 }
 
 func (o *fleetOptions) outputs(fs *flag.FlagSet) {
-	fs.StringVar(&o.reportDir, "report-dir", "", "write the fleet's reports (fleet.json, fleet-junit.xml, fleet.md, fleet.html) and each target's (targets/ID/) into `DIR`")
-	fs.StringVar(&o.jsonOut, "json", "", "write the fleet's JSON report to `FILE` (- for stdout)")
-	fs.StringVar(&o.junitOut, "junit", "", "write the fleet's JUnit XML, a testsuite per target, to `FILE` (- for stdout)")
-	fs.StringVar(&o.markdownOut, "markdown", "", "write the fleet's Markdown report to `FILE` (- for stdout)")
-	fs.StringVar(&o.htmlOut, "html", "", "write the fleet's HTML matrix of targets by checks to `FILE` (- for stdout)")
-	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto, always or never")
+	o.out.RegisterFlags(fs)
+	fs.Var(&o.color, "color", "when to colour the console, `mode` auto, always or never")
 	fs.BoolVar(&o.quiet, "quiet", false, "print no line per target as it ends, only the targets that did not conform and the summary at the end")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every target in the summary, conformant ones too")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 }
 
 func fleetFlags() (*flag.FlagSet, *fleetOptions) {
-	o := &fleetOptions{color: colorAuto, fleet: true}
+	o := &fleetOptions{color: reports.ColorAuto, fleet: true}
 	fs := flag.NewFlagSet("mcpconform fleet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -106,7 +97,7 @@ func fleetFlags() (*flag.FlagSet, *fleetOptions) {
 }
 
 func mergeFlags() (*flag.FlagSet, *fleetOptions) {
-	o := &fleetOptions{color: colorAuto}
+	o := &fleetOptions{color: reports.ColorAuto}
 	fs := flag.NewFlagSet("mcpconform merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -141,41 +132,13 @@ func (o *fleetOptions) validate() error {
 	if o.balance < 0 {
 		return fmt.Errorf("--balance %d: want the number of shards, e.g. --balance 8", o.balance)
 	}
-	if o.reportDir == "-" {
-		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for the fleet's JSON on stdout")
-	}
-	n := 0
-	for _, r := range o.reports() {
-		if r.path == "-" {
-			n++
-		}
-	}
-	if n > 1 {
-		return errors.New("only one report can go to stdout; write the others to files")
-	}
-	return nil
-}
-
-type fleetReport struct {
-	name, path string
-	write      func(io.Writer, *reports.Fleet) error
-}
-
-func (o *fleetOptions) reports() []fleetReport {
-	return []fleetReport{
-		{"json", o.jsonOut, reports.WriteFleetJSON},
-		{"junit", o.junitOut, reports.WriteFleetJUnit},
-		{"markdown", o.markdownOut, reports.WriteFleetMarkdown},
-		{"html", o.htmlOut, reports.WriteFleetHTML},
-	}
+	return o.out.Check()
 }
 
 // console is where the console lines go: stdout, unless a report does.
 func (o *fleetOptions) console(stdout, stderr io.Writer) io.Writer {
-	for _, r := range o.reports() {
-		if r.path == "-" {
-			return stderr
-		}
+	if o.out.ToStdout() {
+		return stderr
 	}
 	return stdout
 }
@@ -189,7 +152,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform fleet: want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml\n", fs.NArg())
 		return exitUsage
 	}
-	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.reportDir, Tool: version}
+	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.out.Dir, Tool: version}
 	var err error
 	if o.shard != "" {
 		opts.Shard, err = fleet.ParseShard(o.shard)
@@ -213,7 +176,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	console := o.console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}
+	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
 	var mu sync.Mutex
 	if !o.quiet {
 		opts.Done = func(t reports.FleetTarget) {
@@ -261,14 +224,14 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	var fl *reports.Fleet
 	if err == nil {
-		fl, err = fleet.MergeDirs(fs.Args(), list, o.reportDir)
+		fl, err = fleet.MergeDirs(fs.Args(), list, o.out.Dir)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
 		return exitUsage
 	}
 	console := o.console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}
+	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
 	return finishFleet(o, fl, func() error { return reports.WriteFleetConsole(console, fl, copts) }, stdout, stderr)
 }
 
@@ -279,36 +242,9 @@ func finishFleet(o *fleetOptions, fl *reports.Fleet, console func() error, stdou
 		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
 		return exitUsage
 	}
-	for _, r := range o.reports() {
-		if r.path == "" {
-			continue
-		}
-		if err := writeTo(r.path, stdout, func(w io.Writer) error { return r.write(w, fl) }); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: writing the %s report: %v\n", r.name, err)
-			return exitUsage
-		}
-	}
-	if o.reportDir != "" {
-		if err := reports.WriteFleetDir(o.reportDir, fl); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-			return exitUsage
-		}
+	if err := o.out.Write(fl, stdout); err != nil {
+		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return exitUsage
 	}
 	return fl.Summary.Class.ExitCode()
-}
-
-// writeTo writes to the file at path, or to stdout for "-".
-func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "-" {
-		return write(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

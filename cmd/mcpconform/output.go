@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -13,24 +12,10 @@ import (
 // report on stdout stays parseable and the person at the terminal still
 // sees the verdicts.
 func consoleWriter(o *options, stdout, stderr io.Writer) io.Writer {
-	if o.reportOnStdout() {
+	if o.out.ToStdout() {
 		return stderr
 	}
 	return stdout
-}
-
-// useColor decides the console's colour from --color: always and never are
-// obeyed as given (an explicit always wins over NO_COLOR); auto colours
-// only a terminal, and honours NO_COLOR and TERM=dumb (reports.ColorEnabled).
-func useColor(mode string, w io.Writer) bool {
-	switch mode {
-	case colorAlways:
-		return true
-	case colorNever:
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && reports.ColorEnabled(f)
 }
 
 // writeReports writes the console report (or its one-line summary with
@@ -41,28 +26,10 @@ func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) er
 	if o.quiet {
 		write = reports.WriteQuiet
 	}
-	if err := write(console, rep, reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}); err != nil {
+	if err := write(console, rep, reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}); err != nil {
 		return err
 	}
-	for _, r := range o.reportFlags() {
-		if r.path == "" {
-			continue
-		}
-		if err := writeTo(r.path, stdout, func(w io.Writer) error { return r.write(w, rep) }); err != nil {
-			where := r.path
-			if where == "-" {
-				where = "stdout"
-			}
-			return fmt.Errorf("writing the %s report to %s: %v", r.name, where, err)
-		}
-	}
-	if o.reportDir != "" {
-		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-			return err
-		}
-		return reports.WriteDirWith(o.reportDir, rep, reports.DirOptions{SARIF: o.sarifOptions()})
-	}
-	return nil
+	return o.out.Write(rep, stdout)
 }
 
 // progressTerminal returns where live progress is drawn: stderr when it is a

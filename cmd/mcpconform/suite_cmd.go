@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
@@ -84,15 +83,7 @@ func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
 	if rep.Interrupted == "" || code != exitIncomplete && code != exitNonconformant {
 		return
 	}
-	var where []string
-	for _, r := range o.reportFlags() {
-		if r.path != "" && r.path != "-" {
-			where = append(where, r.path)
-		}
-	}
-	if o.reportDir != "" {
-		where = append(where, o.reportDir+string(filepath.Separator))
-	}
+	where := o.out.Files()
 	if len(where) == 0 {
 		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
 		return
@@ -158,22 +149,9 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 // checkDestinations checks the report destinations before anything runs,
 // so a typo does not cost a whole run, printing what is wrong.
 func checkDestinations(o *options, stderr io.Writer) bool {
-	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.sarifOut, o.evidence} {
-		if p == "" || p == "-" {
-			continue
-		}
-		if dir := filepath.Dir(p); dir != "" {
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				fmt.Fprintf(stderr, "mcpconform: cannot write %s: no directory %s\n", p, dir)
-				return false
-			}
-		}
-	}
-	if o.reportDir != "" {
-		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: --report-dir: %v\n", err)
-			return false
-		}
+	if err := o.out.CheckPaths(o.evidence); err != nil {
+		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return false
 	}
 	return true
 }
