@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,34 +37,13 @@ Flags (those of mcpconform, and --write):
 // its failures: `mcpconform baseline --write FILE [flags] [--] COMMAND...`.
 // Failures (and warnings with --strict) that an entry of --baseline OLD or
 // of the existing FILE covers keep that entry and its reason.
+var baselineCmd = sub{"mcpconform baseline", "mcpconform baseline --help", baselineUsage}
+
 func runBaseline(args []string, stdout, stderr io.Writer) int {
 	fs, o, out := baselineFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			baselineUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform baseline: %v (mcpconform baseline --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		baselineUsage(stdout)
-		return exitConformant
-	}
-	if o.showVersion {
-		fmt.Fprintln(stdout, "mcpconform", version)
-		return exitConformant
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	command := fs.Args()
-	err := o.validate()
-	if err == nil {
-		command, err = o.validateCommand(command, set)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+	command, code, ok := parseRun(baselineCmd, fs, o, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if *out == "" {
 		fmt.Fprintln(stderr, "mcpconform baseline: give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server")
@@ -76,10 +54,10 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var prev, existing *baseline.Baseline
+	var err error
 	if o.run.Baseline != "" {
 		if prev, err = baseline.Load(o.run.Baseline); err != nil {
-			fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-			return exitUsage
+			return baselineCmd.fail(stderr, err)
 		}
 	}
 	if _, err := os.Stat(*out); err == nil {
@@ -100,8 +78,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if err := writeReports(o, rep, io.Discard, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+		return baselineCmd.fail(stderr, err)
 	}
 	switch {
 	case code == exitTarget:
@@ -117,8 +94,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	}
 	b := baseline.FromResults(rep.Results, reason, o.run.Strict, prev, existing)
 	if err := b.Write(*out); err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+		return baselineCmd.fail(stderr, err)
 	}
 	fmt.Fprintf(say, "wrote %d entries to %s\n", len(b.Entries), *out)
 	return exitConformant

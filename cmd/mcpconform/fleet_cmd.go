@@ -107,24 +107,6 @@ func mergeFlags() (*flag.FlagSet, *fleetOptions) {
 	return fs, o
 }
 
-// parseFleetArgs parses the flags of fleet or merge, printing usage errors;
-// ok is false when the command is done (help, or an error: code says).
-func parseFleetArgs(name string, fs *flag.FlagSet, o *fleetOptions, args []string, usage func(io.Writer), stdout, stderr io.Writer) (code int, ok bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) || err == nil && o.help {
-		usage(stdout)
-		return exitConformant, false
-	}
-	if err == nil {
-		err = o.validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform %s: %v (mcpconform help %s lists the flags)\n", name, err, name)
-		return exitUsage, false
-	}
-	return 0, true
-}
-
 func (o *fleetOptions) validate() error {
 	if o.fleet && o.parallel < 1 {
 		return fmt.Errorf("--parallel %d: at least one target must run; write e.g. --parallel 2", o.parallel)
@@ -143,14 +125,18 @@ func (o *fleetOptions) console(stdout, stderr io.Writer) io.Writer {
 	return stdout
 }
 
+var (
+	fleetCmd = sub{"mcpconform fleet", "mcpconform help fleet", fleetUsage}
+	mergeCmd = sub{"mcpconform merge", "mcpconform help merge", mergeUsage}
+)
+
 func runFleet(args []string, stdout, stderr io.Writer) int {
 	fs, o := fleetFlags()
-	if code, ok := parseFleetArgs("fleet", fs, o, args, fleetUsage, stdout, stderr); !ok {
+	if code, ok := fleetCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "mcpconform fleet: want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml\n", fs.NArg())
-		return exitUsage
+		return fleetCmd.fail(stderr, fmt.Errorf("want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml", fs.NArg()))
 	}
 	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.out.Dir, Tool: version}
 	var err error
@@ -172,8 +158,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 		err = list.Check()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform fleet: %v\n", err)
-		return exitUsage
+		return fleetCmd.fail(stderr, err)
 	}
 	console := o.console(stdout, stderr)
 	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
@@ -189,8 +174,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 	defer stop.release()
 	fl, err := fleet.Run(stop.ctx, list, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform fleet: %v\n", err)
-		return exitUsage
+		return fleetCmd.fail(stderr, err)
 	}
 	write := reports.WriteFleetSummary // each target had its line as it ended
 	if o.quiet {
@@ -201,7 +185,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs, o := mergeFlags()
-	if code, ok := parseFleetArgs("merge", fs, o, args, mergeUsage, stdout, stderr); !ok {
+	if code, ok := mergeCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code
 	}
 	var list *fleet.File
@@ -227,8 +211,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fl, err = fleet.MergeDirs(fs.Args(), list, o.out.Dir)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
-		return exitUsage
+		return mergeCmd.fail(stderr, err)
 	}
 	console := o.console(stdout, stderr)
 	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
@@ -239,12 +222,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 // code.
 func finishFleet(o *fleetOptions, fl *reports.Fleet, console func() error, stdout, stderr io.Writer) int {
 	if err := console(); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+		return suiteCmd.fail(stderr, err)
 	}
 	if err := o.out.Write(fl, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+		return suiteCmd.fail(stderr, err)
 	}
 	return fl.Summary.Class.ExitCode()
 }

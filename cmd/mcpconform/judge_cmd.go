@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -42,27 +40,18 @@ the verdicts, not the traffic they were judged from.
 `)
 }
 
+var judgeCmd = sub{"mcpconform judge", "mcpconform help judge", judgeUsage}
+
 func runJudge(args []string, stdout, stderr io.Writer) int {
 	fs, o := suiteFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			judgeUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform judge: %v (mcpconform help judge lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		judgeUsage(stdout)
-		return exitConformant
+	if code, ok := judgeCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "mcpconform judge: want one evidence file, got %d arguments; write e.g. mcpconform judge run.json\n", fs.NArg())
-		return exitUsage
+		return judgeCmd.fail(stderr, fmt.Errorf("want one evidence file, got %d arguments; write e.g. mcpconform judge run.json", fs.NArg()))
 	}
 	if err := o.validate(); err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform judge: %s\n", w)
@@ -72,30 +61,27 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		// checks.
 		run, err := evidence.LoadClientRunFile(fs.Arg(0))
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-			return exitUsage
+			return judgeCmd.fail(stderr, err)
 		}
-		if !checkDestinations(o, stderr) {
-			return exitUsage
+		if err := o.out.CheckPaths(o.evidence); err != nil {
+			return suiteCmd.fail(stderr, err)
 		}
 		return reportClientRun(o, run, stdout, stderr)
 	}
 	run, source, err := runner.LoadEvidence(fs.Arg(0), version)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
 	console := consoleWriter(o, stdout, stderr)
 	cfg := o.run
 	cfg.Tool, cfg.Ginkgo = version, true
-	cfg.Terminal = progressTerminal(o.quiet, console, stderr)
+	cfg.Terminal = progressTerminal(o, console, stderr)
 	r, err := runner.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
-	if !checkDestinations(o, stderr) {
-		return exitUsage
+	if err := o.out.CheckPaths(o.evidence); err != nil {
+		return suiteCmd.fail(stderr, err)
 	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()
@@ -107,10 +93,5 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, console, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
-	}
-	tellPartial(stderr, o, rep, code)
-	return code
+	return finish(judgeCmd, o, rep, code, console, stdout, stderr)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,28 +40,19 @@ Flags:
 	fs.PrintDefaults()
 }
 
+var listCmd = sub{"mcpconform list", "mcpconform list --help", listUsage}
+
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs, asJSON, byCheck, client, help := listFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			listUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform list: %v (mcpconform list --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if *help {
-		listUsage(stdout)
-		return exitConformant
+	if code, ok := listCmd.parse(fs, args, help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q; list takes flags only, e.g. mcpconform list --checks\n", fs.Arg(0))
-		return exitUsage
+		return listCmd.fail(stderr, fmt.Errorf("unexpected argument %q; list takes flags only, e.g. mcpconform list --checks", fs.Arg(0)))
 	}
 	files, err := vectors.Embedded()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+		return suiteCmd.fail(stderr, err)
 	}
 	checks, clientChecks := listing.Checks(files), listing.ClientChecks()
 	switch {

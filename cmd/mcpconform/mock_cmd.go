@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mcpconform/mcpconform/clientrun"
+	"github.com/mcpconform/mcpconform/internal/cliflag"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
@@ -38,9 +39,9 @@ func mockFlags() (*flag.FlagSet, *mockOptions) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
-	fs.Var(listFlag{&o.faults, "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
+	fs.Var(cliflag.List{Values: &o.faults, Example: "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
 	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
-	fs.Var(listFlag{&o.variants, "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
+	fs.Var(cliflag.List{Values: &o.variants, Example: "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
 	fs.StringVar(&o.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio, and print the endpoint's URL")
 	fs.StringVar(&o.httpPath, "http-path", "/mcp", "the `PATH` of the MCP endpoint under --http")
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
@@ -76,23 +77,15 @@ Flags:
 	fs.PrintDefaults()
 }
 
+var mockCmd = sub{"mcpconform mock", "mcpconform mock --help", mockUsage}
+
 func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, o := mockFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			mockUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform mock: %v (mcpconform mock --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		mockUsage(stdout)
-		return exitConformant
+	if code, ok := mockCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform mock: unexpected argument %q; the mock takes flags only, e.g. mcpconform mock --fault ping-not-empty\n", fs.Arg(0))
-		return exitUsage
+		return mockCmd.fail(stderr, fmt.Errorf("unexpected argument %q; the mock takes flags only, e.g. mcpconform mock --fault ping-not-empty", fs.Arg(0)))
 	}
 	if o.listFaults {
 		listing.WriteFaults(stdout)
@@ -104,30 +97,26 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if rec := o.recording; rec.EvidenceDir != "" || rec.Scenario != "" {
 		if o.http != "" || o.record != "" {
-			fmt.Fprintln(stderr, "mcpconform mock: --evidence records a stdio session itself: leave out --http and --record")
-			return exitUsage
+			return mockCmd.fail(stderr, errors.New("--evidence records a stdio session itself: leave out --http and --record"))
 		}
 		rec.FixturePath, rec.Faults, rec.Variants = o.fixture, o.faults, o.variants
 		return clientrun.ServeRecording(rec, stdin, stdout, stderr)
 	}
 	if err := mockserver.CheckNames(o.faults, o.variants, o.http != ""); err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-		return exitUsage
+		return mockCmd.fail(stderr, err)
 	}
 	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
 	if o.fixture != "" {
 		f, err := mockserver.LoadFixture(o.fixture)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-			return exitUsage
+			return mockCmd.fail(stderr, err)
 		}
 		opts.Fixture = f
 	}
 	if o.record != "" {
 		rec, f, err := mockserver.OpenSharedRecord(o.record)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform mock: --record: %v\n", err)
-			return exitUsage
+			return mockCmd.fail(stderr, fmt.Errorf("--record: %v", err))
 		}
 		defer f.Close()
 		opts.Record = rec
@@ -139,26 +128,19 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if o.http != "" {
-		return serveMockHTTP(ctx, o, opts, stdout, stderr)
+	var err error
+	if o.http == "" {
+		err = mockserver.Serve(ctx, stdin, stdout, stderr, opts)
+	} else {
+		// The endpoint's URL goes to stdout, for whoever started the mock.
+		ln, url, lerr := mockserver.ListenHTTP(o.http, o.httpPath)
+		if lerr != nil {
+			return mockCmd.fail(stderr, lerr)
+		}
+		fmt.Fprintln(stdout, url)
+		err = mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: o.httpPath})
 	}
-	if err := mockserver.Serve(ctx, stdin, stdout, stderr, opts); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
-		return 1
-	}
-	return exitConformant
-}
-
-// serveMockHTTP serves the mock over Streamable HTTP on o.http until ctx
-// ends, after printing the endpoint's URL.
-func serveMockHTTP(ctx context.Context, o *mockOptions, opts mockserver.Options, stdout, stderr io.Writer) int {
-	ln, url, err := mockserver.ListenHTTP(o.http, o.httpPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintln(stdout, url)
-	if err := mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: o.httpPath}); err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
 		return 1
 	}

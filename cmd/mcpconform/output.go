@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/reports"
 )
@@ -32,18 +34,34 @@ func writeReports(o *options, rep *reports.Report, console, stdout io.Writer) er
 	return o.out.Write(rep, stdout)
 }
 
-// progressTerminal returns where live progress is drawn: stderr when it is a
-// terminal, else stdout when it is one (the report clears the line before it
-// prints), else nil. Never with --quiet, and never on a dumb terminal, which
-// cannot erase a line.
-func progressTerminal(quiet bool, stdout, stderr io.Writer) *os.File {
-	if quiet || os.Getenv("TERM") == "dumb" {
+// finish writes the reports of a run that ended with code, and says, for
+// a run cut short, where its partial report is. It returns code, or
+// exitUsage when a report could not be written.
+func finish(s sub, o *options, rep *reports.Report, code int, console, stdout, stderr io.Writer) int {
+	if err := writeReports(o, rep, console, stdout); err != nil {
+		return s.fail(stderr, err)
+	}
+	tellPartial(stderr, o, rep, code)
+	return code
+}
+
+// tellPartial says, for a run cut short, where its partial report is.
+func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
+	if rep.Interrupted == "" || code != exitIncomplete && code != exitNonconformant {
+		return
+	}
+	if where := o.out.Files(); len(where) > 0 {
+		fmt.Fprintf(stderr, "mcpconform: the report is partial: %s\n", strings.Join(where, ", "))
+	} else {
+		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
+	}
+}
+
+// progressTerminal is where live progress is drawn (reports.ProgressTerminal),
+// never with --quiet.
+func progressTerminal(o *options, stdout, stderr io.Writer) *os.File {
+	if o.quiet {
 		return nil
 	}
-	for _, w := range []io.Writer{stderr, stdout} {
-		if f, ok := w.(*os.File); ok && reports.IsTerminal(f) {
-			return f
-		}
-	}
-	return nil
+	return reports.ProgressTerminal(stdout, stderr)
 }

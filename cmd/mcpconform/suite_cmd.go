@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/reports"
@@ -15,51 +13,27 @@ import (
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
+var suiteCmd = sub{"mcpconform", "mcpconform --help", usage}
+
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs, o := suiteFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform: %v (mcpconform --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		usage(stdout)
-		return exitConformant
-	}
-	if o.showVersion {
-		fmt.Fprintln(stdout, "mcpconform", version)
-		return exitConformant
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	command := fs.Args()
-	err := o.validate()
-	if err == nil {
-		command, err = o.validateCommand(command, set)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+	command, code, ok := parseRun(suiteCmd, fs, o, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform: %s\n", w)
 	}
-	o.builtIn = len(command) == 0 && o.run.URL == ""
-	fs.Visit(func(f *flag.Flag) { o.callToolsSet = o.callToolsSet || f.Name == "call-tools" })
-	if o.builtIn && !o.callToolsSet {
-		// The built-in reference server's tools are the suite's own and
-		// change nothing: calling them all keeps the tool checks proven.
-		// The report's tools line says so (--call-tools all).
-		o.callTools, o.run.CallTools = plan.CallAll, plan.ToolPolicy{Mode: plan.CallAll}
-	}
-	if o.builtIn {
+	if o.builtIn = len(command) == 0 && o.run.URL == ""; o.builtIn {
+		if !given(fs)("call-tools") {
+			// The built-in reference server's tools are the suite's own
+			// and change nothing: calling them all keeps the tool checks
+			// proven. The report's tools line says so (--call-tools all).
+			o.run.CallTools = plan.ToolPolicy{Mode: plan.CallAll}
+		}
 		self, err := os.Executable()
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform: cannot find its own binary to run the reference server: %v\n", err)
-			return exitUsage
+			return suiteCmd.fail(stderr, fmt.Errorf("cannot find its own binary to run the reference server: %v", err))
 		}
 		command = []string{self, "mock"}
 	}
@@ -70,25 +44,28 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, console, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
-	}
-	tellPartial(stderr, o, rep, code)
-	return code
+	return finish(suiteCmd, o, rep, code, console, stdout, stderr)
 }
 
-// tellPartial says, for a run cut short, where its partial report is.
-func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
-	if rep.Interrupted == "" || code != exitIncomplete && code != exitNonconformant {
-		return
+// parseRun parses the flags of a suite run (the main command, baseline)
+// and returns the server command; ok is false when the command is done
+// (help, --version, or a usage error: code says).
+func parseRun(s sub, fs *flag.FlagSet, o *options, args []string, stdout, stderr io.Writer) (command []string, code int, ok bool) {
+	if code, ok := s.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return nil, code, false
 	}
-	where := o.out.Files()
-	if len(where) == 0 {
-		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
-		return
+	if o.showVersion {
+		fmt.Fprintln(stdout, "mcpconform", version)
+		return nil, exitConformant, false
 	}
-	fmt.Fprintf(stderr, "mcpconform: the report is partial: %s\n", strings.Join(where, ", "))
+	err := o.validate()
+	if err == nil {
+		command, err = o.run.SetTarget(fs.Args(), given(fs))
+	}
+	if err != nil {
+		return nil, s.fail(stderr, err), false
+	}
+	return command, exitConformant, true
 }
 
 // execute runs the suite and returns the report and the exit code. A nil
@@ -98,15 +75,14 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	if o.vectors != "" {
 		var err error
 		if cfg.Vectors, err = vectors.LoadPath(o.vectors); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-			return nil, exitUsage
+			return nil, suiteCmd.fail(stderr, err)
 		}
 	}
 	cfg.Command, cfg.Tool, cfg.Ginkgo = command, version, true
 	if o.builtIn {
 		cfg.Name = "the built-in reference server"
 	}
-	cfg.Terminal = progressTerminal(o.quiet, stdout, stderr)
+	cfg.Terminal = progressTerminal(o, stdout, stderr)
 	var r *runner.Runner
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
@@ -116,12 +92,11 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		}
 	}
 	r, err := runner.New(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return nil, exitUsage
+	if err == nil {
+		err = o.out.CheckPaths(o.evidence)
 	}
-	if !checkDestinations(o, stderr) {
-		return nil, exitUsage
+	if err != nil {
+		return nil, suiteCmd.fail(stderr, err)
 	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()
@@ -134,8 +109,7 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 // exit code: a nil report for an error, printed.
 func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) (*reports.Report, int) {
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return nil, exitUsage
+		return nil, suiteCmd.fail(stderr, err)
 	}
 	for _, n := range out.Notes {
 		fmt.Fprintf(stderr, "mcpconform: %s\n", n)
@@ -144,14 +118,4 @@ func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) 
 		reports.WriteStartFailure(stderr, rep.DidNotStart)
 	}
 	return rep, out.ExitCode()
-}
-
-// checkDestinations checks the report destinations before anything runs,
-// so a typo does not cost a whole run, printing what is wrong.
-func checkDestinations(o *options, stderr io.Writer) bool {
-	if err := o.out.CheckPaths(o.evidence); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return false
-	}
-	return true
 }
