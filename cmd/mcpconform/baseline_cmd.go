@@ -39,7 +39,7 @@ Flags (those of mcpconform, and --write):
 // of the existing FILE covers keep that entry and its reason.
 var baselineCmd = sub{"mcpconform baseline", "mcpconform baseline --help", baselineUsage}
 
-func runBaseline(args []string, stdout, stderr io.Writer) int {
+func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o, out := baselineFlags()
 	command, code, ok := parseRun(baselineCmd, fs, o, args, stdout, stderr)
 	if !ok {

@@ -47,3 +47,12 @@ func given(fs *flag.FlagSet) func(string) bool {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return func(name string) bool { return set[name] }
 }
+
+// newFlagSet is the flag set of a sub-command: its parse errors are
+// printed by parse as one line, not followed by the whole flag list.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"flag"
-	"io"
 
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
@@ -35,11 +34,7 @@ type options struct {
 
 func suiteFlags() (*flag.FlagSet, *options) {
 	o := &options{color: reports.ColorAuto}
-	fs := flag.NewFlagSet("mcpconform", flag.ContinueOnError)
-	// Parse errors are printed by the caller as one line, not followed by
-	// the whole flag list.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform")
 	o.run.RegisterFlags(fs)
 	fs.StringVar(&o.vectors, "vectors", "", "load vectors from this file or directory `PATH` instead of the built-in ones")
 	o.out.RegisterFlags(fs)

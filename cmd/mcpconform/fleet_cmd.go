@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,9 +85,7 @@ func (o *fleetOptions) outputs(fs *flag.FlagSet) {
 
 func fleetFlags() (*flag.FlagSet, *fleetOptions) {
 	o := &fleetOptions{color: reports.ColorAuto, fleet: true}
-	fs := flag.NewFlagSet("mcpconform fleet", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform fleet")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "targets run at once (at least 1)")
 	fs.StringVar(&o.shard, "shard", "", "run only part `i/n` of the list: the i-th of n shards (ids sorted, dealt round; the same on every machine)")
 	fs.StringVar(&o.split, "split", "", "follow the balanced split in `FILE` (mcpconform merge --balance N) to choose --shard's targets")
@@ -98,9 +95,7 @@ func fleetFlags() (*flag.FlagSet, *fleetOptions) {
 
 func mergeFlags() (*flag.FlagSet, *fleetOptions) {
 	o := &fleetOptions{color: reports.ColorAuto}
-	fs := flag.NewFlagSet("mcpconform merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform merge")
 	fs.StringVar(&o.targets, "targets", "", "the target list `FILE`: a target it has that no directory holds is reported incomplete; with --balance, its targets are the ones split")
 	fs.IntVar(&o.balance, "balance", 0, "print a split of the list into `N` shards of about equal duration, by the durations of the run in DIR..., instead of merging")
 	o.outputs(fs)
@@ -130,7 +125,7 @@ var (
 	mergeCmd = sub{"mcpconform merge", "mcpconform help merge", mergeUsage}
 )
 
-func runFleet(args []string, stdout, stderr io.Writer) int {
+func runFleet(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := fleetFlags()
 	if code, ok := fleetCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code
@@ -139,17 +134,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 		return fleetCmd.fail(stderr, fmt.Errorf("want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml", fs.NArg()))
 	}
 	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.out.Dir, Tool: version}
-	var err error
-	if o.shard != "" {
-		opts.Shard, err = fleet.ParseShard(o.shard)
-	}
-	if err == nil && o.split != "" {
-		if o.shard == "" {
-			err = errors.New("--split needs --shard i/n: the split says which targets each shard runs")
-		} else {
-			opts.Split, err = fleet.LoadSplit(o.split)
-		}
-	}
+	err := opts.SetShard(o.shard, o.split)
 	var list *fleet.File
 	if err == nil {
 		list, err = fleet.Load(fs.Arg(0))
@@ -183,7 +168,7 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 	return finishFleet(o, fl, func() error { return write(console, fl, copts) }, stdout, stderr)
 }
 
-func runMerge(args []string, stdout, stderr io.Writer) int {
+func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := mergeFlags()
 	if code, ok := mergeCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code

@@ -42,7 +42,7 @@ the verdicts, not the traffic they were judged from.
 
 var judgeCmd = sub{"mcpconform judge", "mcpconform help judge", judgeUsage}
 
-func runJudge(args []string, stdout, stderr io.Writer) int {
+func runJudge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := suiteFlags()
 	if code, ok := judgeCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
 		return code

@@ -12,9 +12,7 @@ import (
 )
 
 func listFlags() (*flag.FlagSet, *bool, *bool, *bool, *bool) {
-	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform list")
 	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...], clientChecks: [...]}")
 	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
 	client := fs.Bool("client", false, "list the checks of client mode (mcpconform client), with their spec links")
@@ -42,7 +40,7 @@ Flags:
 
 var listCmd = sub{"mcpconform list", "mcpconform list --help", listUsage}
 
-func runList(args []string, stdout, stderr io.Writer) int {
+func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, asJSON, byCheck, client, help := listFlags()
 	if code, ok := listCmd.parse(fs, args, help, nil, stdout, stderr); !ok {
 		return code

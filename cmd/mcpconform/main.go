@@ -85,25 +85,29 @@ func main() {
 // memoryLimit is the heap size past which the collector runs at once.
 const memoryLimit = 128 << 20
 
+// subcommands are the sub-commands by name, in the order help lists
+// them.
+var subcommands = []struct {
+	name  string
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	usage func(io.Writer)
+}{
+	{"mock", runMock, mockUsage},
+	{"client", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runClient(args, stdout, stderr) }, clientUsage},
+	{"list", runList, listUsage},
+	{"baseline", runBaseline, baselineUsage},
+	{"judge", runJudge, judgeUsage},
+	{"fleet", runFleet, fleetUsage},
+	{"merge", runMerge, mergeUsage},
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "mock":
-			return runMock(args[1:], stdin, stdout, stderr)
-		case "client":
-			return runClient(args[1:], stdout, stderr)
-		case "list":
-			return runList(args[1:], stdout, stderr)
-		case "baseline":
-			return runBaseline(args[1:], stdout, stderr)
-		case "judge":
-			return runJudge(args[1:], stdout, stderr)
-		case "fleet":
-			return runFleet(args[1:], stdout, stderr)
-		case "merge":
-			return runMerge(args[1:], stdout, stderr)
-		case "help":
-			return runHelp(args[1:], stdout, stderr)
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(args[1:], stdout, stderr)
+	}
+	for _, c := range subcommands {
+		if len(args) > 0 && args[0] == c.name {
+			return c.run(args[1:], stdin, stdout, stderr)
 		}
 	}
 	return runSuite(args, stdout, stderr)
@@ -117,29 +121,15 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return exitConformant
 	}
 	if len(args) > 1 {
-		fmt.Fprintf(stderr, "mcpconform help: one topic at a time, got %d; write e.g. mcpconform help mock\n", len(args))
-		return exitUsage
+		return sub{name: "mcpconform help"}.fail(stderr, fmt.Errorf("one topic at a time, got %d; write e.g. mcpconform help mock", len(args)))
 	}
-	switch args[0] {
-	case "mock":
-		mockUsage(stdout)
-	case "client":
-		clientUsage(stdout)
-	case "list":
-		listUsage(stdout)
-	case "baseline":
-		baselineUsage(stdout)
-	case "judge":
-		judgeUsage(stdout)
-	case "fleet":
-		fleetUsage(stdout)
-	case "merge":
-		mergeUsage(stdout)
-	default:
-		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help client, help list, help baseline, help judge, help fleet, help merge\n", args[0])
-		return exitUsage
+	for _, c := range subcommands {
+		if c.name == args[0] {
+			c.usage(stdout)
+			return exitConformant
+		}
 	}
-	return exitConformant
+	return sub{name: "mcpconform help"}.fail(stderr, fmt.Errorf("no help for %q; write mcpconform help, or help mock, help client, help list, help baseline, help judge, help fleet, help merge", args[0]))
 }
 
 func usage(w io.Writer) {

@@ -35,9 +35,7 @@ type mockOptions struct {
 
 func mockFlags() (*flag.FlagSet, *mockOptions) {
 	o := &mockOptions{}
-	fs := flag.NewFlagSet("mcpconform mock", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform mock")
 	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
 	fs.Var(cliflag.List{Values: &o.faults, Example: "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
 	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
