@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/mcpconform/mcpconform/baseline"
 )
@@ -46,27 +46,14 @@ func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *out == "" {
-		fmt.Fprintln(stderr, "mcpconform baseline: give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server")
-		return exitUsage
+		return baselineCmd.fail(stderr, errors.New("give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server"))
 	}
 	if len(command) == 0 && o.run.URL == "" {
-		fmt.Fprintf(stderr, "mcpconform baseline: give the server command; write e.g. mcpconform baseline --write %s -- ./my-server\n", *out)
-		return exitUsage
+		return baselineCmd.fail(stderr, fmt.Errorf("give the server command; write e.g. mcpconform baseline --write %s -- ./my-server", *out))
 	}
-	var prev, existing *baseline.Baseline
-	var err error
-	if o.run.Baseline != "" {
-		if prev, err = baseline.Load(o.run.Baseline); err != nil {
-			return baselineCmd.fail(stderr, err)
-		}
-	}
-	if _, err := os.Stat(*out); err == nil {
-		// Its reasons are kept, so it must be readable; a file that is
-		// not a baseline is not overwritten either.
-		if existing, err = baseline.Load(*out); err != nil {
-			fmt.Fprintf(stderr, "mcpconform baseline: %v (the reasons of --write's existing file are kept: fix or remove it)\n", err)
-			return exitUsage
-		}
+	w, err := baseline.NewWriter(*out, o.run.Baseline)
+	if err != nil {
+		return baselineCmd.fail(stderr, err)
 	}
 	// Messages go to stderr when a report takes stdout.
 	say := stdout
@@ -88,12 +75,8 @@ func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpconform baseline: the run did not finish; no baseline written")
 		return code
 	}
-	reason := "known failure, recorded by mcpconform baseline"
-	if o.run.Strict {
-		reason = "known failure or warning, recorded by mcpconform baseline --strict"
-	}
-	b := baseline.FromResults(rep.Results, reason, o.run.Strict, prev, existing)
-	if err := b.Write(*out); err != nil {
+	b, err := w.Write(rep.Results, o.run.Strict)
+	if err != nil {
 		return baselineCmd.fail(stderr, err)
 	}
 	fmt.Fprintf(say, "wrote %d entries to %s\n", len(b.Entries), *out)
