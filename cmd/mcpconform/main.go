@@ -93,7 +93,7 @@ var subcommands = []struct {
 	usage func(io.Writer)
 }{
 	{"mock", runMock, mockUsage},
-	{"client", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runClient(args, stdout, stderr) }, clientUsage},
+	{"client", runClient, clientUsage},
 	{"list", runList, listUsage},
 	{"baseline", runBaseline, baselineUsage},
 	{"judge", runJudge, judgeUsage},

@@ -1,0 +1,96 @@
+package clientrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClientFlags(t *testing.T) {
+	parse := func(args ...string) *Config {
+		t.Helper()
+		var c Config
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c.RegisterFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		return &c
+	}
+	c := parse()
+	if c.Parallel != runtime.NumCPU() || c.ScenarioTimeout != DefaultScenarioTimeout || c.Interop || c.Resilience {
+		t.Errorf("defaults: got %+v", c)
+	}
+	if err := c.CheckFlags(); err != nil {
+		t.Errorf("the defaults do not pass: %v", err)
+	}
+	c = parse("--scenario", "initialize,tools_call", "--protocol-version", "2025-06-18", "--env", "A=B", "--cwd", "d", "--interop", "--scenario-timeout", "5s")
+	if err := c.CheckFlags(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Scenarios, " ") != "initialize tools_call" || c.Versions[0] != "2025-06-18" || c.Env[0] != "A=B" || c.Dir != "d" || !c.Interop || c.ScenarioTimeout != 5*time.Second {
+		t.Errorf("got %+v", c)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--parallel", "0"}, "--parallel 0: at least one client must run"},
+		{[]string{"--scenario-timeout", "0s"}, "--scenario-timeout 0s: must be more than zero"},
+		{[]string{"--protocol-version", "1999-01-01"}, "--protocol-version 1999-01-01: want one of"},
+		{[]string{"--scenario", "no_such"}, "--scenario no_such: no such scenario"},
+	} {
+		if err := parse(tc.args...).CheckFlags(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestWriteScenarios(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteScenarios(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(Scenarios())+1 || !strings.HasPrefix(lines[0], "SCENARIO") {
+		t.Fatalf("got %d lines, want a header and one per scenario:\n%s", len(lines), b.String())
+	}
+	for i, sc := range Scenarios() {
+		f := strings.Fields(lines[i+1])
+		if f[0] != sc.Name || (f[1] == "official") != sc.Official {
+			t.Errorf("line %q does not list %s (official %v)", lines[i+1], sc.Name, sc.Official)
+		}
+	}
+}
+
+// Without Dir, the sessions go to a new directory it names; the block goes
+// to stdout and the rest to stderr; the timeout ends the wait.
+func TestRecordUntilInterrupt(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	in := Interactive{Mock: []string{"/opt/mcpconform", "mock"}, Timeout: time.Nanosecond}
+	var stdout, stderr bytes.Buffer
+	run, err := in.RecordUntilInterrupt(&stdout, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &block); err != nil || block["mcpServers"] == nil {
+		t.Errorf("stdout is not the mcpServers block: %v\n%s", err, stdout.String())
+	}
+	first, _, _ := strings.Cut(stderr.String(), "\n")
+	dir := first[strings.LastIndex(first, " ")+1:]
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || filepath.Dir(dir) != os.Getenv("TMPDIR") {
+		t.Errorf("the sessions directory %q: %v", dir, err)
+	}
+	if !strings.HasSuffix(stderr.String(), "mcpconform client: judging 0 session(s)\n") || len(run.Scenarios) != 1 {
+		t.Errorf("got %q, %d scenario runs; want no session judged in one run", stderr.String(), len(run.Scenarios))
+	}
+}
