@@ -1,12 +1,15 @@
 package mockserver
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/cliflag"
 )
 
 // CheckNames checks the faults and variants a mock is asked for, as a
@@ -72,4 +75,54 @@ func ListenHTTP(addr, path string) (net.Listener, string, error) {
 		return nil, "", fmt.Errorf("--http: %w", err)
 	}
 	return ln, fmt.Sprintf("http://%s%s", ln.Addr(), path), nil
+}
+
+// Flags are the options of the mock served as a program (`mcpconform
+// mock`): what it serves, where it records, and whether over HTTP.
+type Flags struct {
+	FixturePath      string
+	Faults, Variants []string
+	// Record names the file every message is appended to
+	// (OpenSharedRecord).
+	Record string
+	// HTTP, when set, is the address Streamable HTTP is served on, with
+	// the endpoint at HTTPPath (ListenHTTP); stdio otherwise.
+	HTTP, HTTPPath string
+}
+
+// RegisterFlags defines the flags of f on fs: --fixture, --fault,
+// --variant, --record, --http and --http-path.
+func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.FixturePath, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
+	fs.Var(cliflag.List{Values: &f.Faults, Example: "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
+	fs.StringVar(&f.Record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
+	fs.Var(cliflag.List{Values: &f.Variants, Example: "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
+	fs.StringVar(&f.HTTP, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio, and print the endpoint's URL")
+	fs.StringVar(&f.HTTPPath, "http-path", "/mcp", "the `PATH` of the MCP endpoint under --http")
+}
+
+// Options checks the names f gives (CheckNames) and returns the options
+// it serves with: its fixture loaded, its record file open (closed by
+// the closer returned, which is nil without one).
+func (f *Flags) Options() (Options, io.Closer, error) {
+	opts := Options{Faults: f.Faults, Variants: f.Variants}
+	if err := CheckNames(f.Faults, f.Variants, f.HTTP != ""); err != nil {
+		return opts, nil, err
+	}
+	if f.FixturePath != "" {
+		fix, err := LoadFixture(f.FixturePath)
+		if err != nil {
+			return opts, nil, err
+		}
+		opts.Fixture = fix
+	}
+	if f.Record == "" {
+		return opts, nil, nil
+	}
+	rec, closer, err := OpenSharedRecord(f.Record)
+	if err != nil {
+		return opts, nil, fmt.Errorf("--record: %v", err)
+	}
+	opts.Record = rec
+	return opts, closer, nil
 }

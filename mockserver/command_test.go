@@ -2,6 +2,7 @@ package mockserver_test
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -105,5 +106,35 @@ func TestListenHTTP(t *testing.T) {
 	cancel()
 	if err := <-served; err != context.Canceled {
 		t.Errorf("ServeHTTP ended with %v, want the context's end", err)
+	}
+}
+
+func TestFlagsOptions(t *testing.T) {
+	dir := t.TempDir()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	var f mockserver.Flags
+	f.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--fault", "ping-not-empty", "--variant", "float-integers", "--record", filepath.Join(dir, "rec.jsonl")}); err != nil {
+		t.Fatal(err)
+	}
+	opts, record, err := f.Options()
+	if err != nil || record == nil || opts.Record == nil || f.HTTPPath != "/mcp" {
+		t.Fatalf("got %+v, %v, %v", opts, record, err)
+	}
+	record.Close()
+	if opts.Faults[0] != "ping-not-empty" || opts.Variants[0] != "float-integers" {
+		t.Errorf("got faults %q, variants %q", opts.Faults, opts.Variants)
+	}
+	for _, tc := range []struct {
+		f    mockserver.Flags
+		want string
+	}{
+		{mockserver.Flags{Faults: []string{mockserver.HTTPFaults()[0].Name}}, "acts on the HTTP transport"},
+		{mockserver.Flags{FixturePath: filepath.Join(dir, "none.json")}, "none.json"},
+		{mockserver.Flags{Record: filepath.Join(dir, "none", "rec")}, "--record: "},
+	} {
+		if _, record, err := tc.f.Options(); err == nil || record != nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want an error with %q", tc.f, err, tc.want)
+		}
 	}
 }

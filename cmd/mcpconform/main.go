@@ -25,6 +25,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/mcpconform/mcpconform/internal/buildinfo"
 	"github.com/mcpconform/mcpconform/transport"
 )
 
@@ -42,12 +43,12 @@ const (
 )
 
 // version may be set at build time with -ldflags "-X main.version=...";
-// otherwise it is read from the build information (see buildVersion).
+// otherwise it is read from the build information (buildinfo.Version).
 var version string
 
 func init() {
 	if version == "" {
-		version = buildVersion()
+		version = buildinfo.Version()
 	}
 }
 
@@ -57,7 +58,7 @@ func main() {
 		// as hidden from the server as mcpconform itself, since it holds
 		// mcpconform's end of the pipes; the server it execs is dumpable
 		// again.
-		if err := harden(); err != nil {
+		if err := transport.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the supervisor non-dumpable: %v\n", err)
 		}
 		os.Exit(transport.Supervise(os.Args[2:]))
@@ -75,7 +76,7 @@ func main() {
 	if len(os.Args) < 2 || os.Args[1] != "mock" {
 		// The reference server is left as any server is: its own
 		// process, which tests and users inspect through /proc.
-		if err := harden(); err != nil {
+		if err := transport.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the process non-dumpable: %v\n", err)
 		}
 	}

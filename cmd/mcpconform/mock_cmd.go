@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/mcpconform/mcpconform/clientrun"
-	"github.com/mcpconform/mcpconform/internal/cliflag"
 	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/listing"
@@ -20,15 +19,10 @@ import (
 
 // mockOptions are the flags of `mcpconform mock`.
 type mockOptions struct {
-	fixture      string
-	faults       []string
-	variants     []string
-	record       string
+	serve        mockserver.Flags
 	listFaults   bool
 	listVariants bool
 	help         bool
-	http         string // serve Streamable HTTP on this address instead of stdio
-	httpPath     string
 	// recording: the recording mock of client mode (--evidence)
 	recording clientrun.MockConfig
 }
@@ -36,12 +30,7 @@ type mockOptions struct {
 func mockFlags() (*flag.FlagSet, *mockOptions) {
 	o := &mockOptions{}
 	fs := newFlagSet("mcpconform mock")
-	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
-	fs.Var(cliflag.List{Values: &o.faults, Example: "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
-	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
-	fs.Var(cliflag.List{Values: &o.variants, Example: "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
-	fs.StringVar(&o.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio, and print the endpoint's URL")
-	fs.StringVar(&o.httpPath, "http-path", "/mcp", "the `PATH` of the MCP endpoint under --http")
+	o.serve.RegisterFlags(fs)
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
 	fs.BoolVar(&o.listVariants, "list-variants", false, "print the catalogue of legal variations and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
@@ -93,50 +82,38 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listing.WriteVariants(stdout)
 		return exitConformant
 	}
+	f := o.serve
 	if rec := o.recording; rec.EvidenceDir != "" || rec.Scenario != "" {
-		if o.http != "" || o.record != "" {
+		if f.HTTP != "" || f.Record != "" {
 			return mockCmd.fail(stderr, errors.New("--evidence records a stdio session itself: leave out --http and --record"))
 		}
-		rec.FixturePath, rec.Faults, rec.Variants = o.fixture, o.faults, o.variants
+		rec.FixturePath, rec.Faults, rec.Variants = f.FixturePath, f.Faults, f.Variants
 		return clientrun.ServeRecording(rec, stdin, stdout, stderr)
 	}
-	if err := mockserver.CheckNames(o.faults, o.variants, o.http != ""); err != nil {
+	opts, record, err := f.Options()
+	if err != nil {
 		return mockCmd.fail(stderr, err)
 	}
-	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
-	if o.fixture != "" {
-		f, err := mockserver.LoadFixture(o.fixture)
-		if err != nil {
-			return mockCmd.fail(stderr, err)
-		}
-		opts.Fixture = f
+	if record != nil {
+		defer record.Close()
 	}
-	if o.record != "" {
-		rec, f, err := mockserver.OpenSharedRecord(o.record)
-		if err != nil {
-			return mockCmd.fail(stderr, fmt.Errorf("--record: %v", err))
-		}
-		defer f.Close()
-		opts.Record = rec
-	}
-	if f, ok := stdin.(*os.File); ok && reports.IsTerminal(f) {
+	if in, ok := stdin.(*os.File); ok && reports.IsTerminal(in) {
 		// Someone typed mcpconform mock: it waits for a client, silently
 		// otherwise.
 		fmt.Fprintln(stderr, "mcpconform mock: speaking MCP on stdin/stdout; a client should start me (Ctrl-D ends)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	var err error
-	if o.http == "" {
+	if f.HTTP == "" {
 		err = mockserver.Serve(ctx, stdin, stdout, stderr, opts)
 	} else {
 		// The endpoint's URL goes to stdout, for whoever started the mock.
-		ln, url, lerr := mockserver.ListenHTTP(o.http, o.httpPath)
+		ln, url, lerr := mockserver.ListenHTTP(f.HTTP, f.HTTPPath)
 		if lerr != nil {
 			return mockCmd.fail(stderr, lerr)
 		}
 		fmt.Fprintln(stdout, url)
-		err = mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: o.httpPath})
+		err = mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: f.HTTPPath})
 	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
