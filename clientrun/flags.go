@@ -35,8 +35,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 // CheckFlags refuses the values RegisterFlags took that parse but make no
 // sense, before anything runs: no client at once, no deadline, a version
 // or a scenario that does not exist. (Where Run takes a zero for a
-// default, a flag given 0 is refused.)
+// default, a flag given 0 is refused.) --interop and --resilience run
+// against every legal variant and every fault: it sets Variants and
+// Faults for them when they are unset.
 func (c *Config) CheckFlags() error {
+	if c.Interop && c.Variants == nil {
+		c.Variants = LegalVariants()
+	}
+	if c.Resilience && c.Faults == nil {
+		c.Faults = MockFaults()
+	}
 	if c.Parallel < 1 {
 		return fmt.Errorf("--parallel %d: at least one client must run; write e.g. --parallel 2", c.Parallel)
 	}

@@ -39,6 +39,12 @@ func TestClientFlags(t *testing.T) {
 	if strings.Join(c.Scenarios, " ") != "initialize tools_call" || c.Versions[0] != "2025-06-18" || c.Env[0] != "A=B" || c.Dir != "d" || !c.Interop || c.ScenarioTimeout != 5*time.Second {
 		t.Errorf("got %+v", c)
 	}
+	if len(c.Variants) != len(LegalVariants()) || c.Faults != nil {
+		t.Errorf("--interop: got %d variants and faults %v, want every legal variant and no fault", len(c.Variants), c.Faults)
+	}
+	if c = parse("--resilience"); c.CheckFlags() != nil || len(c.Faults) != len(MockFaults()) || c.Variants != nil {
+		t.Errorf("--resilience: got %d faults and variants %v, want every fault and no variant", len(c.Faults), c.Variants)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -39,6 +39,16 @@ func (o *Outputs) Check() error {
 	return nil
 }
 
+// Console is where the console of a command goes: stdout, unless a
+// report does; then stderr, so that the report on stdout stays parseable
+// and the person at the terminal still sees the verdicts.
+func (o *Outputs) Console(stdout, stderr io.Writer) io.Writer {
+	if o.ToStdout() {
+		return stderr
+	}
+	return stdout
+}
+
 // ToStdout reports whether a report goes to stdout.
 func (o *Outputs) ToStdout() bool {
 	return len(reports.ToStdout(o.formats())) > 0

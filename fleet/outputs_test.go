@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,10 @@ func TestOutputsCheck(t *testing.T) {
 			}
 			if got, want := tc.o.ToStdout(), tc.o.JSON == "-" || tc.o.HTML == "-"; got != want {
 				t.Errorf("ToStdout: got %v, want %v", got, want)
+			}
+			var stdout, stderr bytes.Buffer
+			if got, toStderr := tc.o.Console(&stdout, &stderr), tc.o.ToStdout(); got != map[bool]io.Writer{false: &stdout, true: &stderr}[toStderr] {
+				t.Errorf("Console: not on stderr exactly when a report is on stdout")
 			}
 		})
 	}

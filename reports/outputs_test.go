@@ -87,6 +87,10 @@ func TestOutputsWrite(t *testing.T) {
 	if !o.ToStdout() || (&Outputs{JSON: "r.json"}).ToStdout() {
 		t.Error("ToStdout is not whether a report goes to stdout")
 	}
+	var out, errOut bytes.Buffer
+	if o.Console(&out, &errOut) != &errOut || (&Outputs{JSON: "r.json"}).Console(&out, &errOut) != &out {
+		t.Error("the console is not on stderr exactly when a report is on stdout")
+	}
 	if diff := cmp.Diff([]string{o.JSON, o.Dir + string(filepath.Separator)}, o.Files()); diff != "" {
 		t.Errorf("Files (-want +got):\n%s", diff)
 	}

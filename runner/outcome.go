@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/mcpconform/mcpconform/reports"
 )
@@ -42,6 +43,18 @@ const (
 // conformant, 2 a configuration error, 3 the server never started, 4 the
 // run could not judge everything.
 func (o Outcome) ExitCode() int { return o.Status.ExitCode() }
+
+// Tell writes on w, as the command prints them on stderr, what a run
+// says besides its report rep: its notes, then why the server did not
+// start (reports.WriteStartFailure).
+func (o Outcome) Tell(w io.Writer, rep *reports.Report) {
+	for _, n := range o.Notes {
+		fmt.Fprintf(w, "mcpconform: %s\n", n)
+	}
+	if rep.DidNotStart != nil {
+		reports.WriteStartFailure(w, rep.DidNotStart)
+	}
+}
 
 func (o *Outcome) note(format string, args ...any) {
 	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))

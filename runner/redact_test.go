@@ -62,3 +62,19 @@ func TestRedactEnv(t *testing.T) {
 		}
 	}
 }
+
+// Tell writes the notes, then why the server did not start, escaped.
+func TestOutcomeTell(t *testing.T) {
+	out := runner.Outcome{Status: runner.NotStarted, Notes: []string{"first", "second"}}
+	var b bytes.Buffer
+	out.Tell(&b, &reports.Report{DidNotStart: &reports.StartFailure{What: "exec ./x: no such file\x1b[2J"}})
+	want := "mcpconform: first\nmcpconform: second\nmcpconform: the server did not start: exec ./x: no such file" + reports.Escape("\x1b") + "[2J\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	b.Reset()
+	runner.Outcome{}.Tell(&b, &reports.Report{})
+	if b.Len() != 0 {
+		t.Errorf("nothing to tell: got %q", b.String())
+	}
+}

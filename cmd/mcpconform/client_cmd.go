@@ -101,12 +101,6 @@ func runClient(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer stop.release()
 	cfg := o.run
 	cfg.Mock, cfg.Grace, cfg.Tool = []string{self, "mock"}, o.report.run.Grace, version
-	if cfg.Interop {
-		cfg.Variants = clientrun.LegalVariants()
-	}
-	if cfg.Resilience {
-		cfg.Faults = clientrun.MockFaults()
-	}
 	run, err := clientrun.Run(stop.ctx, cfg)
 	if err != nil {
 		return clientCmd.fail(stderr, err)
@@ -132,7 +126,7 @@ func reportClientRun(o *options, run *evidence.ClientRun, stdout, stderr io.Writ
 	if rep.DidNotStart != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %s\n", rep.DidNotStart.What)
 	}
-	return finish(clientCmd, o, rep, status.ExitCode(), consoleWriter(o, stdout, stderr), stdout, stderr)
+	return finish(clientCmd, o, rep, status.ExitCode(), o.out.Console(stdout, stderr), stdout, stderr)
 }
 
 // validate checks the flags and the client command before anything runs.

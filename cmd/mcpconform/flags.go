@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"io"
 
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
@@ -75,4 +76,16 @@ func (o *options) validate() error {
 		return errors.New("--quiet and --verbose contradict each other; write one of them")
 	}
 	return o.out.Check()
+}
+
+// runConfig is the configuration of a run, or of judging its evidence,
+// that the flags give: with live progress on whichever of stdout and
+// stderr is a terminal (reports.ProgressTerminal), never with --quiet.
+func (o *options) runConfig(stdout, stderr io.Writer) runner.Config {
+	cfg := o.run
+	cfg.Tool, cfg.Ginkgo = version, true
+	if !o.quiet {
+		cfg.Terminal = reports.ProgressTerminal(stdout, stderr)
+	}
+	return cfg
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/mcpconform/mcpconform/fleet"
 	"github.com/mcpconform/mcpconform/reports"
@@ -112,14 +111,6 @@ func (o *fleetOptions) validate() error {
 	return o.out.Check()
 }
 
-// console is where the console lines go: stdout, unless a report does.
-func (o *fleetOptions) console(stdout, stderr io.Writer) io.Writer {
-	if o.out.ToStdout() {
-		return stderr
-	}
-	return stdout
-}
-
 var (
 	fleetCmd = sub{"mcpconform fleet", "mcpconform help fleet", fleetUsage}
 	mergeCmd = sub{"mcpconform merge", "mcpconform help merge", mergeUsage}
@@ -145,15 +136,10 @@ func runFleet(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fleetCmd.fail(stderr, err)
 	}
-	console := o.console(stdout, stderr)
+	console := o.out.Console(stdout, stderr)
 	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
-	var mu sync.Mutex
 	if !o.quiet {
-		opts.Done = func(t reports.FleetTarget) {
-			mu.Lock()
-			defer mu.Unlock()
-			reports.WriteFleetTarget(console, &t, copts)
-		}
+		opts.Done = reports.FleetProgress(console, copts)
 	}
 	stop := catchInterrupts(stderr)
 	defer stop.release()
@@ -198,7 +184,7 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return mergeCmd.fail(stderr, err)
 	}
-	console := o.console(stdout, stderr)
+	console := o.out.Console(stdout, stderr)
 	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
 	return finishFleet(o, fl, func() error { return reports.WriteFleetConsole(console, fl, copts) }, stdout, stderr)
 }

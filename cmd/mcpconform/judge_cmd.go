@@ -72,11 +72,8 @@ func runJudge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return judgeCmd.fail(stderr, err)
 	}
-	console := consoleWriter(o, stdout, stderr)
-	cfg := o.run
-	cfg.Tool, cfg.Ginkgo = version, true
-	cfg.Terminal = progressTerminal(o, console, stderr)
-	r, err := runner.New(cfg)
+	console := o.out.Console(stdout, stderr)
+	r, err := runner.New(o.runConfig(console, stderr))
 	if err != nil {
 		return judgeCmd.fail(stderr, err)
 	}

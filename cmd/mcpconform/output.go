@@ -3,22 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/reports"
 )
-
-// consoleWriter is where the console report goes: stdout, unless a report
-// format was given "-" and stdout carries that report; then stderr, so the
-// report on stdout stays parseable and the person at the terminal still
-// sees the verdicts.
-func consoleWriter(o *options, stdout, stderr io.Writer) io.Writer {
-	if o.out.ToStdout() {
-		return stderr
-	}
-	return stdout
-}
 
 // writeReports writes the console report (or its one-line summary with
 // --quiet) to console, and every report format asked for: to its file, to
@@ -55,13 +43,4 @@ func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
 	} else {
 		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
 	}
-}
-
-// progressTerminal is where live progress is drawn (reports.ProgressTerminal),
-// never with --quiet.
-func progressTerminal(o *options, stdout, stderr io.Writer) *os.File {
-	if o.quiet {
-		return nil
-	}
-	return reports.ProgressTerminal(stdout, stderr)
 }

@@ -39,7 +39,7 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	}
 	// With a report on stdout, execute gets the console's writer in its
 	// place, so nothing else (not even progress) reaches stdout.
-	console := consoleWriter(o, stdout, stderr)
+	console := o.out.Console(stdout, stderr)
 	rep, code := execute(o, command, console, stderr)
 	if rep == nil {
 		return code
@@ -71,18 +71,17 @@ func parseRun(s sub, fs *flag.FlagSet, o *options, args []string, stdout, stderr
 // execute runs the suite and returns the report and the exit code. A nil
 // report means a usage or configuration error that has been printed.
 func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.Report, int) {
-	cfg := o.run
+	cfg := o.runConfig(stdout, stderr)
 	if o.vectors != "" {
 		var err error
 		if cfg.Vectors, err = vectors.LoadPath(o.vectors); err != nil {
 			return nil, suiteCmd.fail(stderr, err)
 		}
 	}
-	cfg.Command, cfg.Tool, cfg.Ginkgo = command, version, true
+	cfg.Command = command
 	if o.builtIn {
 		cfg.Name = "the built-in reference server"
 	}
-	cfg.Terminal = progressTerminal(o, stdout, stderr)
 	var r *runner.Runner
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
@@ -104,18 +103,13 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	return tell(stderr, rep, out, err)
 }
 
-// tell prints what the outcome of a run says besides its report (its
-// notes; why the server did not start) and returns the report and the
-// exit code: a nil report for an error, printed.
+// tell prints what the outcome of a run says besides its report
+// (Outcome.Tell) and returns the report and the exit code: a nil report
+// for an error, printed.
 func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) (*reports.Report, int) {
 	if err != nil {
 		return nil, suiteCmd.fail(stderr, err)
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(stderr, "mcpconform: %s\n", n)
-	}
-	if rep.DidNotStart != nil {
-		reports.WriteStartFailure(stderr, rep.DidNotStart)
-	}
+	out.Tell(stderr, rep)
 	return rep, out.ExitCode()
 }
