@@ -2,6 +2,7 @@ package clientrun
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/internal/cliflag"
@@ -32,13 +34,28 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Resilience, "resilience", false, "also run the client against each fault of the mock (reported apart)")
 }
 
-// CheckFlags refuses the values RegisterFlags took that parse but make no
-// sense, before anything runs: no client at once, no deadline, a version
-// or a scenario that does not exist. (Where Run takes a zero for a
-// default, a flag given 0 is refused.) --interop and --resilience run
-// against every legal variant and every fault: it sets Variants and
-// Faults for them when they are unset.
-func (c *Config) CheckFlags() error {
+// CheckFlags refuses the values RegisterFlags took, and the client
+// command, that make no sense, before anything runs: no client command
+// (or one given to record a host by hand: interactive, waiting at most
+// interactiveTimeout), no client at once, no deadline, a version or a
+// scenario that does not exist. (Where Run takes a zero for a default, a
+// flag given 0 is refused.) --interop and --resilience run against every
+// legal variant and every fault: it sets Variants and Faults for them
+// when they are unset.
+func (c *Config) CheckFlags(interactive bool, interactiveTimeout time.Duration) error {
+	if interactive {
+		if len(c.Command) > 0 {
+			return fmt.Errorf("--interactive takes no client command (%q): start your host yourself with the block it prints", strings.Join(c.Command, " "))
+		}
+		if c.Interop || c.Resilience {
+			return errors.New("--interactive records what a host does by hand: --interop and --resilience need a client command")
+		}
+	} else if len(c.Command) == 0 || strings.TrimSpace(c.Command[0]) == "" {
+		return errors.New("no client command; write e.g. mcpconform client -- ./my-client --its-flags")
+	}
+	if interactiveTimeout < 0 {
+		return fmt.Errorf("--interactive-timeout %s: must not be negative", interactiveTimeout)
+	}
 	if c.Interop && c.Variants == nil {
 		c.Variants = LegalVariants()
 	}

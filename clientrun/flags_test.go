@@ -26,14 +26,16 @@ func TestClientFlags(t *testing.T) {
 		return &c
 	}
 	c := parse()
+	c.Command = []string{"./client"}
 	if c.Parallel != runtime.NumCPU() || c.ScenarioTimeout != DefaultScenarioTimeout || c.Interop || c.Resilience {
 		t.Errorf("defaults: got %+v", c)
 	}
-	if err := c.CheckFlags(); err != nil {
+	if err := c.CheckFlags(false, 0); err != nil {
 		t.Errorf("the defaults do not pass: %v", err)
 	}
 	c = parse("--scenario", "initialize,tools_call", "--protocol-version", "2025-06-18", "--env", "A=B", "--cwd", "d", "--interop", "--scenario-timeout", "5s")
-	if err := c.CheckFlags(); err != nil {
+	c.Command = []string{"./client"}
+	if err := c.CheckFlags(false, 0); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(c.Scenarios, " ") != "initialize tools_call" || c.Versions[0] != "2025-06-18" || c.Env[0] != "A=B" || c.Dir != "d" || !c.Interop || c.ScenarioTimeout != 5*time.Second {
@@ -42,19 +44,49 @@ func TestClientFlags(t *testing.T) {
 	if len(c.Variants) != len(LegalVariants()) || c.Faults != nil {
 		t.Errorf("--interop: got %d variants and faults %v, want every legal variant and no fault", len(c.Variants), c.Faults)
 	}
-	if c = parse("--resilience"); c.CheckFlags() != nil || len(c.Faults) != len(MockFaults()) || c.Variants != nil {
+	if c = parse("--resilience"); c.CheckFlags(false, 0) == nil || c.Faults != nil {
+		t.Error("no client command: not refused")
+	}
+	if c.Command = []string{"./client"}; c.CheckFlags(false, 0) != nil || len(c.Faults) != len(MockFaults()) || c.Variants != nil {
 		t.Errorf("--resilience: got %d faults and variants %v, want every fault and no variant", len(c.Faults), c.Variants)
+	}
+	if err := parse().CheckFlags(true, time.Minute); err != nil {
+		t.Errorf("--interactive: %v", err)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"--interop"}, "--interactive records what a host does by hand"},
+		{[]string{"--", "./client"}, `--interactive takes no client command ("./client")`},
+	} {
+		c := parse(tc.args...)
+		c.Command = []string{}
+		if len(tc.args) > 1 {
+			c.Command = tc.args[1:]
+		}
+		if err := c.CheckFlags(true, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--interactive %q: got %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if err := parse().CheckFlags(true, -time.Second); err == nil || !strings.Contains(err.Error(), "--interactive-timeout -1s: must not be negative") {
+		t.Errorf("a negative --interactive-timeout: got %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", " "}, "no client command; write e.g."},
 		{[]string{"--parallel", "0"}, "--parallel 0: at least one client must run"},
 		{[]string{"--scenario-timeout", "0s"}, "--scenario-timeout 0s: must be more than zero"},
 		{[]string{"--protocol-version", "1999-01-01"}, "--protocol-version 1999-01-01: want one of"},
 		{[]string{"--scenario", "no_such"}, "--scenario no_such: no such scenario"},
 	} {
-		if err := parse(tc.args...).CheckFlags(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		c := parse(tc.args...)
+		if c.Command = []string{"./client"}; tc.args[0] == "--" {
+			c.Command = tc.args[1:]
+		}
+		if err := c.CheckFlags(false, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.args, err, tc.want)
 		}
 	}

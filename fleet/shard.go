@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -193,6 +194,14 @@ func Balance(ids []string, durations map[string]int64, n int) *Split {
 		sort.Strings(split.Shards[i].Targets)
 	}
 	return split
+}
+
+// Write writes the split as JSON, the file LoadSplit reads (mcpconform
+// fleet --split FILE).
+func (s *Split) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
 }
 
 // SetShard sets Shard from its text, i/n (ParseShard; "" runs the whole

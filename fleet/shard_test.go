@@ -172,3 +172,24 @@ func TestSetShard(t *testing.T) {
 		}
 	}
 }
+
+// What Split.Write writes, LoadSplit reads back the same.
+func TestSplitWriteRoundTrip(t *testing.T) {
+	want := &fleet.Split{Shards: []fleet.SplitShard{{Shard: "1/2", Targets: []string{"a", "c"}}, {Shard: "2/2", Targets: []string{"b"}}}, Estimated: []string{"c"}}
+	path := filepath.Join(t.TempDir(), "split.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := fleet.LoadSplit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("split (-want +got):\n%s", diff)
+	}
+}

@@ -56,10 +56,7 @@ func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return baselineCmd.fail(stderr, err)
 	}
 	// Messages go to stderr when a report takes stdout.
-	say := stdout
-	if o.out.ToStdout() {
-		say = stderr
-	}
+	say := o.out.Console(stdout, stderr)
 	rep, code := execute(o, command, io.Discard, stderr)
 	if rep == nil {
 		return code

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/clientrun"
@@ -134,21 +132,7 @@ func (o *clientOptions) validate() error {
 	if err := o.report.validate(); err != nil {
 		return err
 	}
-	command := o.run.Command
-	if o.interactive {
-		if len(command) > 0 {
-			return fmt.Errorf("--interactive takes no client command (%q): start your host yourself with the block it prints", strings.Join(command, " "))
-		}
-		if o.run.Interop || o.run.Resilience {
-			return errors.New("--interactive records what a host does by hand: --interop and --resilience need a client command")
-		}
-	} else if len(command) == 0 || strings.TrimSpace(command[0]) == "" {
-		return errors.New("no client command; write e.g. mcpconform client -- ./my-client --its-flags")
-	}
-	if o.interactiveTimeout < 0 {
-		return fmt.Errorf("--interactive-timeout %s: must not be negative", o.interactiveTimeout)
-	}
-	return o.run.CheckFlags()
+	return o.run.CheckFlags(o.interactive, o.interactiveTimeout)
 }
 
 // runInteractive prints the block for a host, records its sessions until

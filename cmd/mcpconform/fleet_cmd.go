@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -111,6 +110,12 @@ func (o *fleetOptions) validate() error {
 	return o.out.Check()
 }
 
+// console is where the console lines go (Outputs.Console), and how.
+func (o *fleetOptions) console(stdout, stderr io.Writer) (io.Writer, reports.ConsoleOptions) {
+	w := o.out.Console(stdout, stderr)
+	return w, reports.ConsoleOptions{Color: o.color.Enabled(w), Verbose: o.verbose}
+}
+
 var (
 	fleetCmd = sub{"mcpconform fleet", "mcpconform help fleet", fleetUsage}
 	mergeCmd = sub{"mcpconform merge", "mcpconform help merge", mergeUsage}
@@ -136,8 +141,7 @@ func runFleet(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fleetCmd.fail(stderr, err)
 	}
-	console := o.out.Console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
+	console, copts := o.console(stdout, stderr)
 	if !o.quiet {
 		opts.Done = reports.FleetProgress(console, copts)
 	}
@@ -170,9 +174,7 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			if len(split.Estimated) > 0 {
 				fmt.Fprintf(stderr, "mcpconform merge: no previous duration for %s: estimated (the median of the others), not measured\n", strings.Join(split.Estimated, ", "))
 			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err = enc.Encode(split); err == nil {
+			if err = split.Write(stdout); err == nil {
 				return exitConformant
 			}
 		}
@@ -184,8 +186,7 @@ func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return mergeCmd.fail(stderr, err)
 	}
-	console := o.out.Console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: o.color.Enabled(console), Verbose: o.verbose}
+	console, copts := o.console(stdout, stderr)
 	return finishFleet(o, fl, func() error { return reports.WriteFleetConsole(console, fl, copts) }, stdout, stderr)
 }
 

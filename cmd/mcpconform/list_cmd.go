@@ -11,13 +11,10 @@ import (
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
-func listFlags() (*flag.FlagSet, *bool, *bool, *bool, *bool) {
-	fs := newFlagSet("mcpconform list")
-	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...], clientChecks: [...]}")
-	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
-	client := fs.Bool("client", false, "list the checks of client mode (mcpconform client), with their spec links")
-	help := fs.Bool("help", false, "show this help")
-	return fs, asJSON, byCheck, client, help
+func listFlags() (*flag.FlagSet, *listing.Options, *bool) {
+	fs, o := newFlagSet("mcpconform list"), &listing.Options{}
+	o.RegisterFlags(fs)
+	return fs, o, fs.Bool("help", false, "show this help")
 }
 
 func listUsage(w io.Writer) {
@@ -33,7 +30,7 @@ is whole.
 
 Flags:
 `)
-	fs, _, _, _, _ := listFlags()
+	fs, _, _ := listFlags()
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -41,7 +38,7 @@ Flags:
 var listCmd = sub{"mcpconform list", "mcpconform list --help", listUsage}
 
 func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs, asJSON, byCheck, client, help := listFlags()
+	fs, o, help := listFlags()
 	if code, ok := listCmd.parse(fs, args, help, nil, stdout, stderr); !ok {
 		return code
 	}
@@ -52,18 +49,8 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return suiteCmd.fail(stderr, err)
 	}
-	checks, clientChecks := listing.Checks(files), listing.ClientChecks()
-	switch {
-	case *asJSON:
-		if err := listing.WriteJSON(stdout, checks, clientChecks); err != nil {
-			return exitUsage
-		}
-	case *client:
-		listing.WriteClientChecks(stdout, clientChecks, listWidth(stdout))
-	case *byCheck:
-		listing.WriteChecks(stdout, checks, listWidth(stdout))
-	default:
-		listing.WriteRequirements(stdout, append(checks, clientChecks...), listWidth(stdout))
+	if err := o.Write(stdout, files, listWidth(stdout)); err != nil {
+		return exitUsage
 	}
 	return exitConformant
 }
