@@ -29,8 +29,7 @@ Nothing is written when the server does not start or the run is cut short.
 Flags (those of mcpconform, and --write):
 `)
 	fs, _, _ := baselineFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 // runBaseline runs the suite like the main command and writes a baseline of
@@ -61,7 +60,7 @@ func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, io.Discard, stdout); err != nil {
+	if err := o.out.Write(rep, stdout); err != nil {
 		return baselineCmd.fail(stderr, err)
 	}
 	switch {

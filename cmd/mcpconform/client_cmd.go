@@ -66,8 +66,7 @@ runs are reported apart: only a MUST broken in them fails the run.
 Flags:
 `)
 	fs, _ := clientFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 var clientCmd = sub{"mcpconform client", "mcpconform help client", clientUsage}
@@ -82,7 +81,11 @@ func runClient(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitConformant
 	}
 	o.run.Command = fs.Args()
-	if err := o.validate(); err != nil {
+	err := o.report.validate()
+	if err == nil {
+		err = o.run.CheckFlags(o.interactive, o.interactiveTimeout)
+	}
+	if err != nil {
 		return clientCmd.fail(stderr, err)
 	}
 	if err := o.report.out.CheckPaths(o.report.evidence); err != nil {
@@ -95,44 +98,30 @@ func runClient(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if o.interactive {
 		return runInteractive(o, self, stdout, stderr)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
+	ctx, release := catchInterrupts(stderr)
+	defer release()
 	cfg := o.run
 	cfg.Mock, cfg.Grace, cfg.Tool = []string{self, "mock"}, o.report.run.Grace, version
-	run, err := clientrun.Run(stop.ctx, cfg)
+	run, err := clientrun.Run(ctx, cfg)
 	if err != nil {
 		return clientCmd.fail(stderr, err)
 	}
-	return saveAndReport(o, run, stdout, stderr)
+	return reportClientRun(o.report, run, o.evidence, stdout, stderr)
 }
 
-// saveAndReport writes the run to --evidence, if given, then judges it
-// and writes its reports.
-func saveAndReport(o *clientOptions, run *evidence.ClientRun, stdout, stderr io.Writer) int {
-	if o.evidence != "" {
-		if err := run.SaveFile(o.evidence); err != nil {
+// reportClientRun saves a client run to the evidence file, if there is
+// one, judges it, writes its reports and returns the exit code.
+func reportClientRun(o *options, run *evidence.ClientRun, evidenceFile string, stdout, stderr io.Writer) int {
+	if evidenceFile != "" {
+		if err := run.SaveFile(evidenceFile); err != nil {
 			return clientCmd.fail(stderr, fmt.Errorf("--evidence: %v", err))
 		}
 	}
-	return reportClientRun(o.report, run, stdout, stderr)
-}
-
-// reportClientRun judges a client run, writes its reports and returns
-// the exit code.
-func reportClientRun(o *options, run *evidence.ClientRun, stdout, stderr io.Writer) int {
 	rep, status := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{Tool: version, Strict: o.run.Strict})
 	if rep.DidNotStart != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %s\n", rep.DidNotStart.What)
 	}
 	return finish(clientCmd, o, rep, status.ExitCode(), o.out.Console(stdout, stderr), stdout, stderr)
-}
-
-// validate checks the flags and the client command before anything runs.
-func (o *clientOptions) validate() error {
-	if err := o.report.validate(); err != nil {
-		return err
-	}
-	return o.run.CheckFlags(o.interactive, o.interactiveTimeout)
 }
 
 // runInteractive prints the block for a host, records its sessions until
@@ -146,5 +135,5 @@ func runInteractive(o *clientOptions, self string, stdout, stderr io.Writer) int
 	if err != nil {
 		return clientCmd.fail(stderr, err)
 	}
-	return saveAndReport(o, run, stdout, stderr)
+	return reportClientRun(o.report, run, o.evidence, stdout, stderr)
 }

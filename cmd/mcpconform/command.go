@@ -56,3 +56,10 @@ func newFlagSet(name string) *flag.FlagSet {
 	fs.Usage = func() {}
 	return fs
 }
+
+// printFlags writes the flags of fs, with their defaults, to w: the end
+// of every usage.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}

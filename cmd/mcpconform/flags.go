@@ -16,12 +16,9 @@ type options struct {
 	run runner.Config
 	// callTools is --call-tools; validate parses it into run.CallTools.
 	callTools string
-	// builtIn is set when no command was given: the run is against the
-	// built-in reference server.
-	builtIn  bool
-	vectors  string
-	out      reports.Outputs
-	evidence string
+	vectors   string
+	out       reports.Outputs
+	evidence  string
 	// warnings are what validate found wrong but not fatal, printed
 	// before the run.
 	warnings    []string

@@ -30,8 +30,7 @@ report from the parts' report directories.
 Flags:
 `)
 	fs, _ := fleetFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 func mergeUsage(w io.Writer) {
@@ -53,8 +52,7 @@ estimated.
 Flags:
 `)
 	fs, _ := mergeFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 // fleetOptions are the flags of fleet and merge.
@@ -145,9 +143,9 @@ func runFleet(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if !o.quiet {
 		opts.Done = reports.FleetProgress(console, copts)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	fl, err := fleet.Run(stop.ctx, list, opts)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	fl, err := fleet.Run(ctx, list, opts)
 	if err != nil {
 		return fleetCmd.fail(stderr, err)
 	}

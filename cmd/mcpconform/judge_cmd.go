@@ -66,7 +66,7 @@ func runJudge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if err := o.out.CheckPaths(o.evidence); err != nil {
 			return suiteCmd.fail(stderr, err)
 		}
-		return reportClientRun(o, run, stdout, stderr)
+		return reportClientRun(o, run, "", stdout, stderr)
 	}
 	run, source, err := runner.LoadEvidence(fs.Arg(0), version)
 	if err != nil {
@@ -80,9 +80,9 @@ func runJudge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err := o.out.CheckPaths(o.evidence); err != nil {
 		return suiteCmd.fail(stderr, err)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	rep, out, err := r.Judge(stop.ctx, run)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	rep, out, err := r.Judge(ctx, run)
 	if rep != nil {
 		rep.Target.Vectors = source
 	}

@@ -31,8 +31,7 @@ is whole.
 Flags:
 `)
 	fs, _, _ := listFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 var listCmd = sub{"mcpconform list", "mcpconform list --help", listUsage}
@@ -49,15 +48,11 @@ func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return suiteCmd.fail(stderr, err)
 	}
-	if err := o.Write(stdout, files, listWidth(stdout)); err != nil {
+	// Lines wrap at the terminal's width, or, into a file or a pipe, at
+	// the 100 columns the console report keeps to.
+	f, _ := stdout.(*os.File)
+	if err := o.Write(stdout, files, reports.TerminalWidth(f, 100)); err != nil {
 		return exitUsage
 	}
 	return exitConformant
-}
-
-// listWidth is the width a listing wraps at: the terminal's, or, into a
-// file or a pipe, the 100 columns the console report keeps to.
-func listWidth(w io.Writer) int {
-	f, _ := w.(*os.File)
-	return reports.TerminalWidth(f, 100)
 }

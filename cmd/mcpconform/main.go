@@ -180,6 +180,5 @@ results and errors included: a secret the server prints ends up there
 Flags:
 `)
 	fs, _ := suiteFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }

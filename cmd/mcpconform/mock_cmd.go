@@ -60,8 +60,7 @@ environment.
 Flags:
 `)
 	fs, _ := mockFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 var mockCmd = sub{"mcpconform mock", "mcpconform mock --help", mockUsage}

@@ -24,7 +24,8 @@ func runSuite(args []string, stdout, stderr io.Writer) int {
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform: %s\n", w)
 	}
-	if o.builtIn = len(command) == 0 && o.run.URL == ""; o.builtIn {
+	if len(command) == 0 && o.run.URL == "" {
+		o.run.Name = "the built-in reference server"
 		if !given(fs)("call-tools") {
 			// The built-in reference server's tools are the suite's own
 			// and change nothing: calling them all keeps the tool checks
@@ -79,9 +80,6 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 		}
 	}
 	cfg.Command = command
-	if o.builtIn {
-		cfg.Name = "the built-in reference server"
-	}
 	var r *runner.Runner
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
@@ -97,9 +95,9 @@ func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.R
 	if err != nil {
 		return nil, suiteCmd.fail(stderr, err)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	rep, out, err := r.Run(stop.ctx)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	rep, out, err := r.Run(ctx)
 	return tell(stderr, rep, out, err)
 }
 
