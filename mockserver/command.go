@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -125,4 +127,36 @@ func (f *Flags) Options() (Options, io.Closer, error) {
 	}
 	opts.Record = rec
 	return opts, closer, nil
+}
+
+// ErrListen marks the error of Flags.Serve that came before serving: an
+// endpoint path or an address it could not listen on.
+var ErrListen = errors.New("cannot serve HTTP")
+
+// listenError is an error of ListenHTTP, which is ErrListen too.
+type listenError struct{ error }
+
+func (e listenError) Is(target error) bool { return target == ErrListen }
+func (e listenError) Unwrap() error        { return e.error }
+
+// Serve serves opts as f says until ctx ends or the client leaves: on in
+// and out (stdio), or with HTTP set over Streamable HTTP, the endpoint's
+// URL first written to out as a line of its own, for whoever started the
+// mock. An error before serving wraps ErrListen; an end by ctx is none.
+func (f *Flags) Serve(ctx context.Context, in io.Reader, out, errOut io.Writer, opts Options) error {
+	var err error
+	if f.HTTP == "" {
+		err = Serve(ctx, in, out, errOut, opts)
+	} else {
+		ln, url, lerr := ListenHTTP(f.HTTP, f.HTTPPath)
+		if lerr != nil {
+			return listenError{lerr}
+		}
+		fmt.Fprintln(out, url)
+		err = ServeHTTP(ctx, ln, errOut, HTTPOptions{Options: opts, Path: f.HTTPPath})
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

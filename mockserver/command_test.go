@@ -1,7 +1,10 @@
 package mockserver_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"io"
 	"net/http"
@@ -136,5 +139,57 @@ func TestFlagsOptions(t *testing.T) {
 		if _, record, err := tc.f.Options(); err == nil || record != nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want an error with %q", tc.f, err, tc.want)
 		}
+	}
+}
+
+// Serve serves stdio, or HTTP with the endpoint's URL written first; an
+// error before serving is ErrListen, with ListenHTTP's message; ending
+// by the context is no error.
+func TestFlagsServe(t *testing.T) {
+	var out bytes.Buffer
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	if err := (&mockserver.Flags{}).Serve(context.Background(), in, &out, io.Discard, mockserver.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"id":1`) || !strings.Contains(out.String(), `"result":{}`) {
+		t.Errorf("stdio: got %q, want the ping answered", out.String())
+	}
+
+	bad := mockserver.Flags{HTTP: "127.0.0.1:0", HTTPPath: "mcp"}
+	err := bad.Serve(context.Background(), nil, io.Discard, io.Discard, mockserver.Options{})
+	if !errors.Is(err, mockserver.ErrListen) || err.Error() != `--http-path "mcp" must start with /` {
+		t.Errorf("a bad path: got %v, want ErrListen with ListenHTTP's message", err)
+	}
+	if errors.Is(errors.New("x"), mockserver.ErrListen) {
+		t.Error("any error is ErrListen")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- (&mockserver.Flags{HTTP: "127.0.0.1:0", HTTPPath: "/mcp"}).Serve(ctx, nil, pw, io.Discard, mockserver.Options{})
+		pw.Close()
+	}()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Errorf("got URL %q", url)
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		t.Errorf("GET %s: 404", url)
+	}
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-served; err != nil {
+		t.Errorf("ended by the context: got %v, want none", err)
 	}
 }

@@ -103,18 +103,9 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if f.HTTP == "" {
-		err = mockserver.Serve(ctx, stdin, stdout, stderr, opts)
-	} else {
-		// The endpoint's URL goes to stdout, for whoever started the mock.
-		ln, url, lerr := mockserver.ListenHTTP(f.HTTP, f.HTTPPath)
-		if lerr != nil {
-			return mockCmd.fail(stderr, lerr)
-		}
-		fmt.Fprintln(stdout, url)
-		err = mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: f.HTTPPath})
-	}
-	if err != nil && ctx.Err() == nil {
+	if err := f.Serve(ctx, stdin, stdout, stderr, opts); errors.Is(err, mockserver.ErrListen) {
+		return mockCmd.fail(stderr, err)
+	} else if err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
 		return 1
 	}
