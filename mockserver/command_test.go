@@ -74,6 +74,20 @@ func TestOpenSharedRecord(t *testing.T) {
 	}
 }
 
+// servesEndpoint checks that the URL is the endpoint served: a GET without
+// a session reaches the mock's handler, not a 404 of another path.
+func servesEndpoint(t *testing.T, url string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		t.Errorf("GET %s: 404, the endpoint is not at the URL", url)
+	}
+}
+
 func TestListenHTTP(t *testing.T) {
 	if _, _, err := mockserver.ListenHTTP("127.0.0.1:0", "mcp"); err == nil || err.Error() != `--http-path "mcp" must start with /` {
 		t.Errorf("a path without /: got %v", err)
@@ -91,16 +105,7 @@ func TestListenHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- mockserver.ServeHTTP(ctx, ln, io.Discard, mockserver.HTTPOptions{Path: "/rpc"}) }()
-	// The URL printed is the endpoint served: a GET without a session
-	// reaches the mock's handler, not a 404 of another path.
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		t.Errorf("GET %s: 404, the endpoint is not at the URL", url)
-	}
+	servesEndpoint(t, url)
 	if resp, err := http.Get(strings.TrimSuffix(url, "/rpc") + "/mcp"); err != nil || resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET of another path: got %v, %v; want 404", resp, err)
 	} else {
@@ -179,14 +184,7 @@ func TestFlagsServe(t *testing.T) {
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
 		t.Errorf("got URL %q", url)
 	}
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		t.Errorf("GET %s: 404", url)
-	}
+	servesEndpoint(t, url)
 	cancel()
 	go io.Copy(io.Discard, pr)
 	if err := <-served; err != nil {
