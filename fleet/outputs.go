@@ -39,14 +39,9 @@ func (o *Outputs) Check() error {
 	return nil
 }
 
-// Console is where the console of a command goes: stdout, unless a
-// report does; then stderr, so that the report on stdout stays parseable
-// and the person at the terminal still sees the verdicts.
+// Console is where the console of a command goes (reports.ConsoleOf).
 func (o *Outputs) Console(stdout, stderr io.Writer) io.Writer {
-	if o.ToStdout() {
-		return stderr
-	}
-	return stdout
+	return reports.ConsoleOf(o.formats(), stdout, stderr)
 }
 
 // ToStdout reports whether a report goes to stdout.

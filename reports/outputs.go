@@ -71,14 +71,9 @@ func (o *Outputs) CheckPaths(extra ...string) error {
 	return nil
 }
 
-// Console is where the console of a command goes: stdout, unless a
-// report does; then stderr, so that the report on stdout stays parseable
-// and the person at the terminal still sees the verdicts.
+// Console is where the console of a command goes (ConsoleOf).
 func (o *Outputs) Console(stdout, stderr io.Writer) io.Writer {
-	if o.ToStdout() {
-		return stderr
-	}
-	return stdout
+	return ConsoleOf(o.formats(), stdout, stderr)
 }
 
 // ToStdout reports whether a report goes to stdout.
@@ -137,6 +132,17 @@ func ToStdout[T any](formats []Format[T]) []string {
 		}
 	}
 	return names
+}
+
+// ConsoleOf is where the console of a command goes when its reports go
+// to formats: stdout, unless one of them does; then stderr, so that the
+// report on stdout stays parseable and the person at the terminal still
+// sees the verdicts.
+func ConsoleOf[T any](formats []Format[T], stdout, stderr io.Writer) io.Writer {
+	if len(ToStdout(formats)) > 0 {
+		return stderr
+	}
+	return stdout
 }
 
 // WriteFormats writes v in every format that has a path: to its file, or
