@@ -324,3 +324,42 @@ func (b *Baseline) Write(path string) error {
 	}
 	return os.WriteFile(path, data, 0o644)
 }
+
+// A Writer writes the baseline of a run's failures to a file, keeping the
+// entries that already cover them, with their reasons: those of a
+// previous baseline (--baseline), then those of the file it replaces.
+type Writer struct {
+	path           string
+	prev, existing *Baseline
+}
+
+// NewWriter reads, before the run, what a baseline written to path keeps:
+// the baseline at prevPath ("": none) and the file at path, if there is
+// one. That file must be a readable baseline: its reasons are kept, and a
+// file that is not a baseline is not overwritten.
+func NewWriter(path, prevPath string) (*Writer, error) {
+	w := &Writer{path: path}
+	var err error
+	if prevPath != "" {
+		if w.prev, err = Load(prevPath); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		if w.existing, err = Load(path); err != nil {
+			return nil, fmt.Errorf("%v (the reasons of --write's existing file are kept: fix or remove it)", err)
+		}
+	}
+	return w, nil
+}
+
+// Write writes the baseline of results (FromResults; with strict, the
+// warnings too) and returns it.
+func (w *Writer) Write(results []reports.Result, strict bool) (*Baseline, error) {
+	reason := "known failure, recorded by mcpconform baseline"
+	if strict {
+		reason = "known failure or warning, recorded by mcpconform baseline --strict"
+	}
+	b := FromResults(results, reason, strict, w.prev, w.existing)
+	return b, b.Write(w.path)
+}

@@ -242,3 +242,46 @@ func TestWriteRoundTrip(t *testing.T) {
 		t.Errorf("missing file: got %v", err)
 	}
 }
+
+// A Writer keeps the entries, and reasons, of the previous baseline first,
+// then of the file it replaces; a new failure gets the reason of the mode.
+func TestWriterKeepsReasons(t *testing.T) {
+	dir := t.TempDir()
+	prev, out := filepath.Join(dir, "prev.yaml"), filepath.Join(dir, "b.yaml")
+	if err := os.WriteFile(prev, []byte("entries:\n  - id: a\n    reason: from prev\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("entries:\n  - id: a\n    reason: from the file\n  - id: b\n    reason: kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(out, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := []reports.Result{{ID: "a", Verdict: reports.Fail}, {ID: "b", Verdict: reports.XFail}, {ID: "c", Verdict: reports.Warn}, {ID: "d", Verdict: reports.Pass}}
+	if _, err := w.Write(results, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Entry{{ID: "a", Reason: "from prev"}, {ID: "b", Reason: "kept"}, {ID: "c", Reason: "known failure or warning, recorded by mcpconform baseline --strict"}}
+	if diff := cmp.Diff(want, got.Entries); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	b, err := w.Write(results, false)
+	if err != nil || len(b.Entries) != 2 {
+		t.Errorf("without strict: got %v, %+v; want a and b, not the warning", err, b)
+	}
+
+	if err := os.WriteFile(out, []byte("not: a baseline\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewWriter(out, ""); err == nil || !strings.HasSuffix(err.Error(), "(the reasons of --write's existing file are kept: fix or remove it)") {
+		t.Errorf("a file that is no baseline: got %v", err)
+	}
+	if _, err := NewWriter(filepath.Join(dir, "new.yaml"), filepath.Join(dir, "none.yaml")); err == nil {
+		t.Error("a missing previous baseline is not refused")
+	}
+}

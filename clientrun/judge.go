@@ -15,15 +15,15 @@ import (
 type JudgeFunc func(run *evidence.ClientRun, sc *evidence.ScenarioRun) []reports.Result
 
 // Status is the class of a client run's ending, as the command's exit
-// codes carry it (the same as server mode).
-type Status int
+// codes carry it (the same as server mode: reports.Status).
+type Status = reports.Status
 
-// The statuses, in the order of their exit codes.
+// The statuses a client run ends in.
 const (
-	Conformant    Status = 0
-	Nonconformant Status = 1
-	NotStarted    Status = 3
-	Incomplete    Status = 4
+	Conformant    = reports.StatusConformant
+	Nonconformant = reports.StatusNonconformant
+	NotStarted    = reports.StatusNotStarted
+	Incomplete    = reports.StatusIncomplete
 )
 
 // ReportOptions say how to turn a judged run into a report.
@@ -44,15 +44,8 @@ type ReportOptions struct {
 // whether the client completed (interoperability) or coped (resilience).
 // A run no client process could even start is NotStarted.
 func Report(run *evidence.ClientRun, judge JudgeFunc, o ReportOptions) (*reports.Report, Status) {
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform", Version: o.Tool},
-		StartedAt:     run.Started.UTC(),
-		DurationMs:    run.Duration.Milliseconds(),
-		Interrupted:   run.Interrupted,
-		Target:        reports.Target{Command: run.Command, Transport: run.Transport},
-		Strict:        o.Strict,
-	}
+	rep := reports.NewReport(o.Tool, run.Started, run.Duration, run.Interrupted, o.Strict)
+	rep.Target = reports.Target{Command: run.Command, Transport: run.Transport}
 	started := 0
 	var startErr string
 	for _, sc := range run.Scenarios {
@@ -88,21 +81,14 @@ func Report(run *evidence.ClientRun, judge JudgeFunc, o ReportOptions) (*reports
 		rep.DidNotStart = &reports.StartFailure{Stage: "start", What: "the client could not be started: " + startErr,
 			Hint: "check the command after --: it is run as given, from the current directory"}
 	}
-	rep.Count()
-	status := Conformant
-	if o.Strict && rep.Summary.Warn > 0 {
-		rep.Summary.Verdict = reports.Nonconformant
-	}
+	status := rep.Settle()
 	switch {
 	case rep.Interrupted != "":
+		// Cut short, a client run is incomplete whatever it found.
 		rep.Summary.Verdict = reports.ErrorVerdict
 		status = Incomplete
 	case rep.DidNotStart != nil && rep.Summary.Fail == 0:
 		status = NotStarted
-	case rep.Summary.Verdict == reports.Nonconformant:
-		status = Nonconformant
-	case rep.Summary.Verdict == reports.ErrorVerdict:
-		status = Incomplete
 	}
 	return rep, status
 }

@@ -2,7 +2,9 @@ package fleet
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -192,4 +194,32 @@ func Balance(ids []string, durations map[string]int64, n int) *Split {
 		sort.Strings(split.Shards[i].Targets)
 	}
 	return split
+}
+
+// Write writes the split as JSON, the file LoadSplit reads (mcpconform
+// fleet --split FILE).
+func (s *Split) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// SetShard sets Shard from its text, i/n (ParseShard; "" runs the whole
+// list), and Split from the balanced split in the file at splitPath (""
+// none), which chooses the shard's targets and so needs a shard.
+func (o *Options) SetShard(shard, splitPath string) error {
+	var err error
+	if shard != "" {
+		if o.Shard, err = ParseShard(shard); err != nil {
+			return err
+		}
+	}
+	if splitPath == "" {
+		return nil
+	}
+	if shard == "" {
+		return errors.New("--split needs --shard i/n: the split says which targets each shard runs")
+	}
+	o.Split, err = LoadSplit(splitPath)
+	return err
 }

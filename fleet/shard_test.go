@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -145,5 +147,49 @@ func TestMergeRefusesConflicts(t *testing.T) {
 	}
 	if len(m.Targets) != 2 || m.Summary.Class != reports.ClassSetupError || len(m.Missing) != 0 {
 		t.Errorf("got %d targets, class %s, missing %v", len(m.Targets), m.Summary.Class, m.Missing)
+	}
+}
+
+func TestSetShard(t *testing.T) {
+	split := filepath.Join(t.TempDir(), "split.json")
+	if err := os.WriteFile(split, []byte(`{"shards": [{"shard": "1/2", "targets": ["a"]}, {"shard": "2/2", "targets": ["b"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o fleet.Options
+	if err := o.SetShard("", ""); err != nil || o.Shard != (fleet.Shard{}) || o.Split != nil {
+		t.Errorf("no shard: got %v, %+v", err, o)
+	}
+	if err := o.SetShard("2/2", split); err != nil || o.Shard != (fleet.Shard{Index: 2, Count: 2}) || o.Split == nil || len(o.Split.Shards) != 2 {
+		t.Errorf("a shard and its split: got %v, %+v", err, o)
+	}
+	for _, tc := range []struct{ shard, split, want string }{
+		{"", split, "--split needs --shard i/n"},
+		{"3/2", "", "i counts from 1 to n"},
+		{"1/2", split + ".none", "split.json.none"},
+	} {
+		if err := (&fleet.Options{}).SetShard(tc.shard, tc.split); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SetShard(%q, %q): got %v, want %q", tc.shard, tc.split, err, tc.want)
+		}
+	}
+}
+
+// What Split.Write writes, LoadSplit reads back the same.
+func TestSplitWriteRoundTrip(t *testing.T) {
+	want := &fleet.Split{Shards: []fleet.SplitShard{{Shard: "1/2", Targets: []string{"a", "c"}}, {Shard: "2/2", Targets: []string{"b"}}}, Estimated: []string{"c"}}
+	path := filepath.Join(t.TempDir(), "split.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := fleet.LoadSplit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("split (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
@@ -71,4 +72,20 @@ func failedChecks(r *Report, withRequirement bool) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// WriteStartFailure writes the short block a command prints on stderr
+// when the server never got going: what happened, the end of its stderr
+// and the hint, each escaped as the console escapes what a server wrote.
+func WriteStartFailure(w io.Writer, f *StartFailure) {
+	fmt.Fprintf(w, "mcpconform: the server did not start: %s\n", Escape(f.What))
+	if len(f.StderrTail) > 0 {
+		fmt.Fprintln(w, "  its stderr ended with:")
+		for _, l := range f.StderrTail {
+			fmt.Fprintf(w, "    %s\n", Escape(l))
+		}
+	}
+	if f.Hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", Escape(f.Hint))
+	}
 }

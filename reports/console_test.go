@@ -95,3 +95,26 @@ func TestWriteConsoleNoControlBytes(t *testing.T) {
 func around(s string, i int) string {
 	return s[max(0, i-30):min(len(s), i+30)]
 }
+
+func TestWriteStartFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    StartFailure
+		want string
+	}{
+		{"what alone", StartFailure{What: "exec ./srv: no such file"}, "mcpconform: the server did not start: exec ./srv: no such file\n"},
+		{"stderr and hint, escaped", StartFailure{What: "no initialize result", StderrTail: []string{"boom\x1b[2J", "bye"}, Hint: "run it by hand"},
+			"mcpconform: the server did not start: no initialize result\n  its stderr ended with:\n    boom" + Escape("\x1b") + "[2J\n    bye\n  hint: run it by hand\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			WriteStartFailure(&b, &tc.f)
+			if got := b.String(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if strings.Contains(b.String(), "\x1b") {
+				t.Error("an escape sequence of the server reached the terminal")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // classColor are the ANSI SGR codes of the classes on the console.
@@ -17,6 +18,18 @@ var classColor = map[Class]string{
 // classWidth pads the class column: "nonconformant" and "setup-error" are
 // the longest.
 const classWidth = 13
+
+// FleetProgress returns a function that writes each target's lines as it
+// ends (WriteFleetTarget) to w, one target at a time: it may be called
+// from several goroutines, as fleet.Options.Done is.
+func FleetProgress(w io.Writer, o ConsoleOptions) func(FleetTarget) {
+	var mu sync.Mutex
+	return func(t FleetTarget) {
+		mu.Lock()
+		defer mu.Unlock()
+		WriteFleetTarget(w, &t, o)
+	}
+}
 
 // WriteFleetTarget writes one line for a target that has ended, as a fleet
 // prints it while the others run: its class, id, why, and how long it

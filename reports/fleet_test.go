@@ -2,7 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -72,5 +74,26 @@ func TestFleetSummaryAndExitCodes(t *testing.T) {
 		if c.ExitCode() != code {
 			t.Errorf("%s: exit code %d, want %d", c, c.ExitCode(), code)
 		}
+	}
+}
+
+// FleetProgress writes each target's lines whole, whichever goroutine it
+// is called from, as WriteFleetTarget writes them.
+func TestFleetProgress(t *testing.T) {
+	fl := hostileFleet()
+	var got, want bytes.Buffer
+	done := FleetProgress(&got, ConsoleOptions{})
+	var wg sync.WaitGroup
+	for _, tg := range fl.Targets {
+		wg.Add(1)
+		go func() { defer wg.Done(); done(tg) }()
+		WriteFleetTarget(&want, &tg, ConsoleOptions{})
+	}
+	wg.Wait()
+	gotLines, wantLines := strings.SplitAfter(got.String(), "\n"), strings.SplitAfter(want.String(), "\n")
+	slices.Sort(gotLines)
+	slices.Sort(wantLines)
+	if !slices.Equal(gotLines, wantLines) || got.Len() == 0 {
+		t.Errorf("got %q, want the lines %q in any order of targets", got.String(), want.String())
 	}
 }

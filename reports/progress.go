@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 )
@@ -81,4 +82,20 @@ func (p *Progress) Done() {
 		fmt.Fprint(p.f, "\r\x1b[K")
 		p.shown = false
 	}
+}
+
+// ProgressTerminal returns where live progress is drawn for a command
+// whose output goes to stdout and stderr: stderr when it is a terminal,
+// else stdout when it is one (the report clears the line before it
+// prints), else nil; never on a dumb terminal, which cannot erase a line.
+func ProgressTerminal(stdout, stderr io.Writer) *os.File {
+	if os.Getenv("TERM") == "dumb" {
+		return nil
+	}
+	for _, w := range []io.Writer{stderr, stdout} {
+		if f, ok := w.(*os.File); ok && IsTerminal(f) {
+			return f
+		}
+	}
+	return nil
 }

@@ -87,3 +87,33 @@ func TestIsTerminalNotForDevNull(t *testing.T) {
 	var nilp *Progress
 	nilp.Status("x")
 }
+
+// Progress goes to stderr when it is a terminal, else to stdout when it
+// is one; to neither on a dumb terminal, or when neither is a terminal.
+func TestProgressTerminal(t *testing.T) {
+	_, tty := ptytest.Open(t, 80)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var b strings.Builder
+	t.Setenv("TERM", "xterm")
+	for _, tc := range []struct {
+		name           string
+		stdout, stderr io.Writer
+		want           *os.File
+	}{
+		{"stderr a terminal", null, tty, tty},
+		{"stdout a terminal", tty, null, tty},
+		{"a buffer and a file", &b, null, nil},
+	} {
+		if got := ProgressTerminal(tc.stdout, tc.stderr); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	t.Setenv("TERM", "dumb")
+	if got := ProgressTerminal(tty, tty); got != nil {
+		t.Errorf("a dumb terminal: got %v, want none", got)
+	}
+}

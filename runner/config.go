@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/baseline"
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/suite/listing"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
@@ -64,6 +65,12 @@ type Config struct {
 	Baseline string
 	// Strict makes warnings fail the run.
 	Strict bool
+	// RedactEnv names environment variables whose values (from Env, else
+	// this process's environment) are taken out of the report, the notes
+	// of the outcome and the evidence SaveEvidence writes: each is
+	// replaced with [redacted:NAME]. A value shorter than redact.MinLength
+	// is left as it is.
+	RedactEnv []string
 
 	// Timeout is the deadline of one request (10 s when zero).
 	Timeout time.Duration
@@ -117,6 +124,7 @@ type Runner struct {
 	catalogue        []listing.Check
 	onlySel, skipSel []selector
 	baseline         *baseline.Baseline
+	secrets          []redact.Secret
 }
 
 // New checks cfg before anything runs: a selector or a baseline entry
@@ -143,6 +151,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r := &Runner{cfg: cfg, catalogue: listing.Checks(files)}
+	r.secrets, _, _ = redact.Secrets(cfg.RedactEnv, cfg.Env, os.LookupEnv)
 	var err error
 	if r.onlySel, err = parseSelectors("only", cfg.Only); err != nil {
 		return nil, err

@@ -17,6 +17,13 @@
 //
 // Cancelling the context cuts a run short: what was recorded is judged,
 // every check not judged is an error saying why (the context's cause, a
-// signal for the command), and the report is partial. Past
-// Config.RunTimeout the run stops the same way.
+// signal for the command: CatchInterrupts), and the report is partial.
+// Past Config.RunTimeout the run stops the same way.
+//
+// A program with a command line of its own takes the command's flags with
+// Config.RegisterFlags, checks them with CheckFlags and takes the server
+// (a command or a URL) from its arguments with SetTarget; LoadEvidence
+// reads a saved run for Judge, and SaveEvidence writes one without the
+// values of Config.RedactEnv. The report's destinations are
+// reports.Outputs.
 package runner

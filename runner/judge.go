@@ -24,12 +24,20 @@ func Judge(ctx context.Context, run *evidence.Run, cfg Config) (*reports.Report,
 }
 
 // Judge judges the evidence of a run and returns the report and how it
-// ended. A report is never more conformant than its evidence: every
+// ended, without the values of Config.RedactEnv. A report is never more conformant than its evidence: every
 // planned check is in it (one that was not judged is an error saying so),
 // and a run cut short has the verdict "error" and its own outcome.
 // Cancelling ctx cuts judging short as it cuts a run. It errs only when
 // the vector files the evidence carries cannot be read.
 func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report, Outcome, error) {
+	rep, out, err := r.judge(ctx, run)
+	if err != nil {
+		return nil, out, err
+	}
+	return redacted(rep, out, r.secrets)
+}
+
+func (r *Runner) judge(ctx context.Context, run *evidence.Run) (*reports.Report, Outcome, error) {
 	cfg := r.cfg
 	if run.Unlisted != nil {
 		rep := unlistedReport(run, cfg.Tool)
@@ -44,17 +52,8 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 	if cut != "" && run.Interrupted == "" {
 		run.Interrupted = cut
 	}
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform", Version: cfg.Tool},
-		StartedAt:     run.Started.UTC(),
-		DurationMs:    run.Duration.Milliseconds(),
-		Interrupted:   run.Interrupted,
-		Incomplete:    run.Incomplete(),
-		Target:        target(run),
-		Strict:        cfg.Strict,
-		Spec:          specOf(run),
-	}
+	rep := reports.NewReport(cfg.Tool, run.Started, run.Duration, run.Interrupted, cfg.Strict)
+	rep.Incomplete, rep.Target, rep.Spec = run.Incomplete(), target(run), specOf(run)
 	var out Outcome
 	unserved := run.Fatal != nil && run.Fatal.Stage == "version" && run.SpecVersion == wire.Modern
 	if unserved {
@@ -83,36 +82,21 @@ func (r *Runner) Judge(ctx context.Context, run *evidence.Run) (*reports.Report,
 		}
 	}
 	rep.Results = results
-	rep.Count()
+	out.Status = rep.Settle()
 	if cfg.Strict && rep.Summary.Warn > 0 {
-		// Every report says what the outcome says; the writers keep the
-		// more severe of this and the verdict the results imply.
-		rep.Summary.Verdict = reports.Nonconformant
 		out.note("--strict: %d warning(s) fail the run", rep.Summary.Warn)
 	}
 	if rep.Summary.Verdict == reports.Conformant && !judgedAny(results) {
 		// Skips only: a run that judged nothing is never conformant.
-		rep.Summary.Verdict = reports.ErrorVerdict
+		rep.Summary.Verdict, out.Status = reports.ErrorVerdict, Incomplete
 		out.note("no check judged anything (%d skipped): the run is not called conformant", len(results))
-	}
-	switch rep.Summary.Verdict {
-	case reports.Nonconformant:
-		out.Status = Nonconformant
-	case reports.ErrorVerdict:
-		// Never more conformant than the evidence: what could not be
-		// judged does not pass a CI gate.
-		out.Status = Incomplete
 	}
 	for _, why := range rep.Incomplete {
 		out.note("%s; what it held is judged, and the run is not called conformant", reports.Escape(why))
 	}
-	if rep.Interrupted != "" && out.Status != Nonconformant {
-		// The report says why, and the command where it is. A failure
-		// observed before the cut stays a failure; short of one, a run
-		// cut short is never called conformant.
-		rep.Summary.Verdict = reports.ErrorVerdict
-		out.Status = Incomplete
-	}
+	// A run cut short is never called conformant (Settle): the report
+	// says why, and the command where it is. A failure observed before
+	// the cut stays a failure.
 	return rep, out, nil
 }
 

@@ -51,15 +51,8 @@ func target(run *evidence.Run) reports.Target {
 // --call-tools named a tool the server does not list: nothing is judged,
 // and the report says why.
 func unlistedReport(run *evidence.Run, tool string) *reports.Report {
-	rep := &reports.Report{
-		SchemaVersion: reports.SchemaVersion,
-		Tool:          reports.Tool{Name: "mcpconform", Version: tool},
-		StartedAt:     run.Started.UTC(),
-		DurationMs:    run.Duration.Milliseconds(),
-		Interrupted:   unlistedText(run),
-		Target:        target(run),
-		Results:       []reports.Result{},
-	}
+	rep := reports.NewReport(tool, run.Started, run.Duration, unlistedText(run), false)
+	rep.Target, rep.Results = target(run), []reports.Result{}
 	for i := range rep.Target.ToolCalls {
 		rep.Target.ToolCalls[i].Why = "the run stopped after discovery: --call-tools names a tool the server does not list"
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/mcpconform/mcpconform/baseline"
 )
@@ -30,78 +29,39 @@ Nothing is written when the server does not start or the run is cut short.
 Flags (those of mcpconform, and --write):
 `)
 	fs, _, _ := baselineFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 // runBaseline runs the suite like the main command and writes a baseline of
 // its failures: `mcpconform baseline --write FILE [flags] [--] COMMAND...`.
 // Failures (and warnings with --strict) that an entry of --baseline OLD or
 // of the existing FILE covers keep that entry and its reason.
-func runBaseline(args []string, stdout, stderr io.Writer) int {
+var baselineCmd = sub{"mcpconform baseline", "mcpconform baseline --help", baselineUsage}
+
+func runBaseline(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o, out := baselineFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			baselineUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform baseline: %v (mcpconform baseline --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		baselineUsage(stdout)
-		return exitConformant
-	}
-	if o.showVersion {
-		fmt.Fprintln(stdout, "mcpconform", version)
-		return exitConformant
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	command := fs.Args()
-	err := o.validate()
-	if err == nil {
-		command, err = o.validateCommand(command, set)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+	command, code, ok := parseRun(baselineCmd, fs, o, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if *out == "" {
-		fmt.Fprintln(stderr, "mcpconform baseline: give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server")
-		return exitUsage
+		return baselineCmd.fail(stderr, errors.New("give --write FILE; write e.g. mcpconform baseline --write .mcpconform-baseline.yaml -- ./my-server"))
 	}
 	if len(command) == 0 && o.run.URL == "" {
-		fmt.Fprintf(stderr, "mcpconform baseline: give the server command; write e.g. mcpconform baseline --write %s -- ./my-server\n", *out)
-		return exitUsage
+		return baselineCmd.fail(stderr, fmt.Errorf("give the server command; write e.g. mcpconform baseline --write %s -- ./my-server", *out))
 	}
-	var prev, existing *baseline.Baseline
-	if o.run.Baseline != "" {
-		if prev, err = baseline.Load(o.run.Baseline); err != nil {
-			fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-			return exitUsage
-		}
-	}
-	if _, err := os.Stat(*out); err == nil {
-		// Its reasons are kept, so it must be readable; a file that is
-		// not a baseline is not overwritten either.
-		if existing, err = baseline.Load(*out); err != nil {
-			fmt.Fprintf(stderr, "mcpconform baseline: %v (the reasons of --write's existing file are kept: fix or remove it)\n", err)
-			return exitUsage
-		}
+	w, err := baseline.NewWriter(*out, o.run.Baseline)
+	if err != nil {
+		return baselineCmd.fail(stderr, err)
 	}
 	// Messages go to stderr when a report takes stdout.
-	say := stdout
-	if o.reportOnStdout() {
-		say = stderr
-	}
+	say := o.out.Console(stdout, stderr)
 	rep, code := execute(o, command, io.Discard, stderr)
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, io.Discard, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+	if err := o.out.Write(rep, stdout); err != nil {
+		return baselineCmd.fail(stderr, err)
 	}
 	switch {
 	case code == exitTarget:
@@ -111,14 +71,9 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpconform baseline: the run did not finish; no baseline written")
 		return code
 	}
-	reason := "known failure, recorded by mcpconform baseline"
-	if o.run.Strict {
-		reason = "known failure or warning, recorded by mcpconform baseline --strict"
-	}
-	b := baseline.FromResults(rep.Results, reason, o.run.Strict, prev, existing)
-	if err := b.Write(*out); err != nil {
-		fmt.Fprintf(stderr, "mcpconform baseline: %v\n", err)
-		return exitUsage
+	b, err := w.Write(rep.Results, o.run.Strict)
+	if err != nil {
+		return baselineCmd.fail(stderr, err)
 	}
 	fmt.Fprintf(say, "wrote %d entries to %s\n", len(b.Entries), *out)
 	return exitConformant

@@ -1,38 +1,24 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime"
-	"strings"
-	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mcpconform/mcpconform/clientrun"
 	"github.com/mcpconform/mcpconform/evidence"
+	"github.com/mcpconform/mcpconform/internal/cliflag"
 	"github.com/mcpconform/mcpconform/suite/checks"
-	"github.com/mcpconform/mcpconform/wire"
 )
 
-// clientOptions are the flags of `mcpconform client`; report holds the
-// report flags it shares with the main command.
+// clientOptions are the flags of `mcpconform client`: run configures the
+// run; report holds the report flags it shares with the main command.
 type clientOptions struct {
+	run                clientrun.Config
 	report             *options
 	evidence           string
-	scenarios          []string
-	versions           []string
-	env                []string
-	dir                string
-	parallel           int
-	scenarioTimeout    time.Duration
-	interop            bool
-	resilience         bool
 	list               bool
 	interactive        bool
 	interactiveTimeout time.Duration
@@ -46,25 +32,16 @@ var sharedReportFlags = []string{"json", "junit", "markdown", "html", "sarif", "
 func clientFlags() (*flag.FlagSet, *clientOptions) {
 	sfs, so := suiteFlags()
 	o := &clientOptions{report: so}
-	fs := flag.NewFlagSet("mcpconform client", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("mcpconform client")
 	for _, name := range sharedReportFlags {
 		f := sfs.Lookup(name)
 		fs.Var(f.Value, f.Name, f.Usage)
 	}
+	o.run.RegisterFlags(fs)
 	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
-	fs.Var(listFlag{&o.scenarios, "--scenario initialize,tools_call"}, "scenario", "run only the scenarios `NAME`d (comma-separated or repeated; see --list)")
-	fs.Var(listFlag{&o.versions, "--protocol-version 2025-06-18"}, "protocol-version", "run each scenario once per protocol `VERSION` asked of the client (MCP_CONFORMANCE_PROTOCOL_VERSION; comma-separated or repeated; default: none asked, the SDK's newest)")
-	fs.Var((*envFlag)(&o.env), "env", "add `KEY=VALUE` to the client's environment (repeatable; it inherits mcpconform's)")
-	fs.StringVar(&o.dir, "cwd", "", "working directory `DIR` of the client")
-	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "clients run at once (at least 1)")
-	durationVar(fs, &o.scenarioTimeout, "scenario-timeout", clientrun.DefaultScenarioTimeout, "deadline of one scenario, a `duration`; the client is stopped when it passes")
-	fs.BoolVar(&o.interop, "interop", false, "also run every scenario against each legal variant of the mock that serves a version the client used (reported apart)")
-	fs.BoolVar(&o.resilience, "resilience", false, "also run the client against each fault of the mock (reported apart)")
 	fs.BoolVar(&o.list, "list", false, "print the scenarios, one line each, and exit")
 	fs.BoolVar(&o.interactive, "interactive", false, "print an mcpServers block naming the recording mock for a host you start yourself, record every session, and judge at Ctrl-C")
-	durationVar(fs, &o.interactiveTimeout, "interactive-timeout", 0, "with --interactive, judge after this `duration` without waiting for Ctrl-C (0: wait)")
+	cliflag.DurationVar(fs, &o.interactiveTimeout, "interactive-timeout", 0, "with --interactive, judge after this `duration` without waiting for Ctrl-C (0: wait)")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 	return fs, o
 }
@@ -89,179 +66,74 @@ runs are reported apart: only a MUST broken in them fails the run.
 Flags:
 `)
 	fs, _ := clientFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
-func runClient(args []string, stdout, stderr io.Writer) int {
+var clientCmd = sub{"mcpconform client", "mcpconform help client", clientUsage}
+
+func runClient(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := clientFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			clientUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform client: %v (mcpconform help client lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		clientUsage(stdout)
-		return exitConformant
+	if code, ok := clientCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if o.list {
-		writeScenarios(stdout)
+		clientrun.WriteScenarios(stdout)
 		return exitConformant
 	}
-	if err := o.validate(fs.Args()); err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
-		return exitUsage
+	o.run.Command = fs.Args()
+	err := o.report.validate()
+	if err == nil {
+		err = o.run.CheckFlags(o.interactive, o.interactiveTimeout)
 	}
-	if !checkDestinations(o.report, stderr) {
-		return exitUsage
+	if err != nil {
+		return clientCmd.fail(stderr, err)
+	}
+	if err := o.report.out.CheckPaths(o.report.evidence); err != nil {
+		return suiteCmd.fail(stderr, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: finding the mcpconform executable for the mock: %v\n", err)
-		return exitUsage
+		return clientCmd.fail(stderr, fmt.Errorf("finding the mcpconform executable for the mock: %v", err))
 	}
 	if o.interactive {
 		return runInteractive(o, self, stdout, stderr)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	cfg := clientrun.Config{
-		Command: fs.Args(), Dir: o.dir, Env: o.env, Mock: []string{self, "mock"},
-		Scenarios: o.scenarios, Versions: o.versions, Parallel: o.parallel,
-		ScenarioTimeout: o.scenarioTimeout, Grace: o.report.run.Grace, Tool: version,
-		Interop: o.interop, Resilience: o.resilience,
-	}
-	if o.interop {
-		cfg.Variants = clientrun.LegalVariants()
-	}
-	if o.resilience {
-		cfg.Faults = clientrun.MockFaults()
-	}
-	run, err := clientrun.Run(stop.ctx, cfg)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	cfg := o.run
+	cfg.Mock, cfg.Grace, cfg.Tool = []string{self, "mock"}, o.report.run.Grace, version
+	run, err := clientrun.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
-		return exitUsage
+		return clientCmd.fail(stderr, err)
 	}
-	if !saveClientEvidence(o, run, stderr) {
-		return exitUsage
-	}
-	return reportClientRun(o.report, run, stdout, stderr)
+	return reportClientRun(o.report, run, o.evidence, stdout, stderr)
 }
 
-// saveClientEvidence writes the run to --evidence, if given.
-func saveClientEvidence(o *clientOptions, run *evidence.ClientRun, stderr io.Writer) bool {
-	if o.evidence == "" {
-		return true
+// reportClientRun saves a client run to the evidence file, if there is
+// one, judges it, writes its reports and returns the exit code.
+func reportClientRun(o *options, run *evidence.ClientRun, evidenceFile string, stdout, stderr io.Writer) int {
+	if evidenceFile != "" {
+		if err := run.SaveFile(evidenceFile); err != nil {
+			return clientCmd.fail(stderr, fmt.Errorf("--evidence: %v", err))
+		}
 	}
-	if err := run.SaveFile(o.evidence); err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: --evidence: %v\n", err)
-		return false
-	}
-	return true
-}
-
-// reportClientRun judges a client run, writes its reports and returns
-// the exit code.
-func reportClientRun(o *options, run *evidence.ClientRun, stdout, stderr io.Writer) int {
 	rep, status := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{Tool: version, Strict: o.run.Strict})
 	if rep.DidNotStart != nil {
 		fmt.Fprintf(stderr, "mcpconform client: %s\n", rep.DidNotStart.What)
 	}
-	console := consoleWriter(o, stdout, stderr)
-	if err := writeReports(o, rep, console, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
-		return exitUsage
-	}
-	code := int(status)
-	tellPartial(stderr, o, rep, code)
-	return code
-}
-
-// validate checks the flags and the client command before anything runs.
-func (o *clientOptions) validate(command []string) error {
-	if err := o.report.validate(); err != nil {
-		return err
-	}
-	if o.interactive {
-		if len(command) > 0 {
-			return fmt.Errorf("--interactive takes no client command (%q): start your host yourself with the block it prints", strings.Join(command, " "))
-		}
-		if o.interop || o.resilience {
-			return errors.New("--interactive records what a host does by hand: --interop and --resilience need a client command")
-		}
-	} else if len(command) == 0 || strings.TrimSpace(command[0]) == "" {
-		return errors.New("no client command; write e.g. mcpconform client -- ./my-client --its-flags")
-	}
-	if o.interactiveTimeout < 0 {
-		return fmt.Errorf("--interactive-timeout %s: must not be negative", o.interactiveTimeout)
-	}
-	if o.parallel < 1 {
-		return fmt.Errorf("--parallel %d: at least one client must run; write e.g. --parallel 2", o.parallel)
-	}
-	if o.scenarioTimeout <= 0 {
-		return fmt.Errorf("--scenario-timeout %s: must be more than zero; write e.g. --scenario-timeout 30s", o.scenarioTimeout)
-	}
-	for _, v := range o.versions {
-		if !wire.KnownVersion(v) {
-			return fmt.Errorf("--protocol-version %s: want one of %s", v, strings.Join(wire.AllVersions, ", "))
-		}
-	}
-	for _, name := range o.scenarios {
-		if _, ok := clientrun.ScenarioNamed(name); !ok {
-			return fmt.Errorf("--scenario %s: no such scenario (mcpconform client --list lists them)", name)
-		}
-	}
-	return nil
-}
-
-// writeScenarios prints the scenario catalogue, one line each.
-func writeScenarios(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tORIGIN\tVERSION\tWHAT THE CLIENT DOES")
-	for _, sc := range clientrun.Scenarios() {
-		origin, v := "mcpconform", sc.Version
-		if sc.Official {
-			origin = "official"
-		}
-		if v == "" {
-			v = "any"
-		}
-		if sc.DefaultVersion != "" {
-			v = "any (" + sc.DefaultVersion + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, origin, v, sc.Summary)
-	}
-	tw.Flush()
+	return finish(clientCmd, o, rep, status.ExitCode(), o.out.Console(stdout, stderr), stdout, stderr)
 }
 
 // runInteractive prints the block for a host, records its sessions until
 // Ctrl-C or --interactive-timeout, and judges them.
 func runInteractive(o *clientOptions, self string, stdout, stderr io.Writer) int {
-	dir, err := os.MkdirTemp("", "mcpconform-interactive-")
+	in := clientrun.Interactive{Mock: []string{self, "mock"}, Timeout: o.interactiveTimeout, Tool: version}
+	if len(o.run.Scenarios) > 0 {
+		in.Scenario = o.run.Scenarios[0]
+	}
+	run, err := in.RecordUntilInterrupt(stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
-		return exitUsage
+		return clientCmd.fail(stderr, err)
 	}
-	in := clientrun.Interactive{Mock: []string{self, "mock"}, Dir: dir, Timeout: o.interactiveTimeout, Tool: version}
-	if len(o.scenarios) > 0 {
-		in.Scenario = o.scenarios[0]
-	}
-	fmt.Fprintf(stderr, "mcpconform client: add this server to your host's MCP configuration, use it, then press Ctrl-C to judge; sessions are recorded in %s\n", dir)
-	// Ctrl-C is how the user says the sessions are over: not an
-	// interruption of the run.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	run, err := in.Record(ctx, stdout)
-	stop()
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform client: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stderr, "mcpconform client: judging %d session(s)\n", len(run.Scenarios[0].Spawns))
-	if !saveClientEvidence(o, run, stderr) {
-		return exitUsage
-	}
-	return reportClientRun(o.report, run, stdout, stderr)
+	return reportClientRun(o.report, run, o.evidence, stdout, stderr)
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/mcpconform/mcpconform/fleet"
 	"github.com/mcpconform/mcpconform/reports"
@@ -34,8 +30,7 @@ report from the parts' report directories.
 Flags:
 `)
 	fs, _ := fleetFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 func mergeUsage(w io.Writer) {
@@ -57,47 +52,36 @@ estimated.
 Flags:
 `)
 	fs, _ := mergeFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
 
 // fleetOptions are the flags of fleet and merge.
 type fleetOptions struct {
 	// fleet is set for mcpconform fleet, unset for merge.
-	fleet       bool
-	reportDir   string
-	parallel    int
-	shard       string
-	split       string
-	targets     string
-	balance     int
-	jsonOut     string
-	junitOut    string
-	markdownOut string
-	htmlOut     string
-	color       string
-	quiet       bool
-	verbose     bool
-	help        bool
+	fleet    bool
+	out      fleet.Outputs
+	parallel int
+	shard    string
+	split    string
+	targets  string
+	balance  int
+	color    reports.ColorMode
+	quiet    bool
+	verbose  bool
+	help     bool
 }
 
 func (o *fleetOptions) outputs(fs *flag.FlagSet) {
-	fs.StringVar(&o.reportDir, "report-dir", "", "write the fleet's reports (fleet.json, fleet-junit.xml, fleet.md, fleet.html) and each target's (targets/ID/) into `DIR`")
-	fs.StringVar(&o.jsonOut, "json", "", "write the fleet's JSON report to `FILE` (- for stdout)")
-	fs.StringVar(&o.junitOut, "junit", "", "write the fleet's JUnit XML, a testsuite per target, to `FILE` (- for stdout)")
-	fs.StringVar(&o.markdownOut, "markdown", "", "write the fleet's Markdown report to `FILE` (- for stdout)")
-	fs.StringVar(&o.htmlOut, "html", "", "write the fleet's HTML matrix of targets by checks to `FILE` (- for stdout)")
-	fs.Var(colorFlag{&o.color}, "color", "when to colour the console, `mode` auto, always or never")
+	o.out.RegisterFlags(fs)
+	fs.Var(&o.color, "color", "when to colour the console, `mode` auto, always or never")
 	fs.BoolVar(&o.quiet, "quiet", false, "print no line per target as it ends, only the targets that did not conform and the summary at the end")
 	fs.BoolVar(&o.verbose, "verbose", false, "list every target in the summary, conformant ones too")
 	fs.BoolVar(&o.help, "help", false, "show this help")
 }
 
 func fleetFlags() (*flag.FlagSet, *fleetOptions) {
-	o := &fleetOptions{color: colorAuto, fleet: true}
-	fs := flag.NewFlagSet("mcpconform fleet", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	o := &fleetOptions{color: reports.ColorAuto, fleet: true}
+	fs := newFlagSet("mcpconform fleet")
 	fs.IntVar(&o.parallel, "parallel", runtime.NumCPU(), "targets run at once (at least 1)")
 	fs.StringVar(&o.shard, "shard", "", "run only part `i/n` of the list: the i-th of n shards (ids sorted, dealt round; the same on every machine)")
 	fs.StringVar(&o.split, "split", "", "follow the balanced split in `FILE` (mcpconform merge --balance N) to choose --shard's targets")
@@ -106,32 +90,12 @@ func fleetFlags() (*flag.FlagSet, *fleetOptions) {
 }
 
 func mergeFlags() (*flag.FlagSet, *fleetOptions) {
-	o := &fleetOptions{color: colorAuto}
-	fs := flag.NewFlagSet("mcpconform merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	o := &fleetOptions{color: reports.ColorAuto}
+	fs := newFlagSet("mcpconform merge")
 	fs.StringVar(&o.targets, "targets", "", "the target list `FILE`: a target it has that no directory holds is reported incomplete; with --balance, its targets are the ones split")
 	fs.IntVar(&o.balance, "balance", 0, "print a split of the list into `N` shards of about equal duration, by the durations of the run in DIR..., instead of merging")
 	o.outputs(fs)
 	return fs, o
-}
-
-// parseFleetArgs parses the flags of fleet or merge, printing usage errors;
-// ok is false when the command is done (help, or an error: code says).
-func parseFleetArgs(name string, fs *flag.FlagSet, o *fleetOptions, args []string, usage func(io.Writer), stdout, stderr io.Writer) (code int, ok bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) || err == nil && o.help {
-		usage(stdout)
-		return exitConformant, false
-	}
-	if err == nil {
-		err = o.validate()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform %s: %v (mcpconform help %s lists the flags)\n", name, err, name)
-		return exitUsage, false
-	}
-	return 0, true
 }
 
 func (o *fleetOptions) validate() error {
@@ -141,66 +105,30 @@ func (o *fleetOptions) validate() error {
 	if o.balance < 0 {
 		return fmt.Errorf("--balance %d: want the number of shards, e.g. --balance 8", o.balance)
 	}
-	if o.reportDir == "-" {
-		return errors.New("--report-dir -: a directory cannot go to stdout; write e.g. --json - for the fleet's JSON on stdout")
-	}
-	n := 0
-	for _, r := range o.reports() {
-		if r.path == "-" {
-			n++
-		}
-	}
-	if n > 1 {
-		return errors.New("only one report can go to stdout; write the others to files")
-	}
-	return nil
+	return o.out.Check()
 }
 
-type fleetReport struct {
-	name, path string
-	write      func(io.Writer, *reports.Fleet) error
+// console is where the console lines go (Outputs.Console), and how.
+func (o *fleetOptions) console(stdout, stderr io.Writer) (io.Writer, reports.ConsoleOptions) {
+	w := o.out.Console(stdout, stderr)
+	return w, reports.ConsoleOptions{Color: o.color.Enabled(w), Verbose: o.verbose}
 }
 
-func (o *fleetOptions) reports() []fleetReport {
-	return []fleetReport{
-		{"json", o.jsonOut, reports.WriteFleetJSON},
-		{"junit", o.junitOut, reports.WriteFleetJUnit},
-		{"markdown", o.markdownOut, reports.WriteFleetMarkdown},
-		{"html", o.htmlOut, reports.WriteFleetHTML},
-	}
-}
+var (
+	fleetCmd = sub{"mcpconform fleet", "mcpconform help fleet", fleetUsage}
+	mergeCmd = sub{"mcpconform merge", "mcpconform help merge", mergeUsage}
+)
 
-// console is where the console lines go: stdout, unless a report does.
-func (o *fleetOptions) console(stdout, stderr io.Writer) io.Writer {
-	for _, r := range o.reports() {
-		if r.path == "-" {
-			return stderr
-		}
-	}
-	return stdout
-}
-
-func runFleet(args []string, stdout, stderr io.Writer) int {
+func runFleet(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := fleetFlags()
-	if code, ok := parseFleetArgs("fleet", fs, o, args, fleetUsage, stdout, stderr); !ok {
+	if code, ok := fleetCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "mcpconform fleet: want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml\n", fs.NArg())
-		return exitUsage
+		return fleetCmd.fail(stderr, fmt.Errorf("want one target list, got %d arguments; write e.g. mcpconform fleet targets.yaml", fs.NArg()))
 	}
-	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.reportDir, Tool: version}
-	var err error
-	if o.shard != "" {
-		opts.Shard, err = fleet.ParseShard(o.shard)
-	}
-	if err == nil && o.split != "" {
-		if o.shard == "" {
-			err = errors.New("--split needs --shard i/n: the split says which targets each shard runs")
-		} else {
-			opts.Split, err = fleet.LoadSplit(o.split)
-		}
-	}
+	opts := fleet.Options{Parallel: o.parallel, ReportDir: o.out.Dir, Tool: version}
+	err := opts.SetShard(o.shard, o.split)
 	var list *fleet.File
 	if err == nil {
 		list, err = fleet.Load(fs.Arg(0))
@@ -209,25 +137,17 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 		err = list.Check()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform fleet: %v\n", err)
-		return exitUsage
+		return fleetCmd.fail(stderr, err)
 	}
-	console := o.console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}
-	var mu sync.Mutex
+	console, copts := o.console(stdout, stderr)
 	if !o.quiet {
-		opts.Done = func(t reports.FleetTarget) {
-			mu.Lock()
-			defer mu.Unlock()
-			reports.WriteFleetTarget(console, &t, copts)
-		}
+		opts.Done = reports.FleetProgress(console, copts)
 	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	fl, err := fleet.Run(stop.ctx, list, opts)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	fl, err := fleet.Run(ctx, list, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform fleet: %v\n", err)
-		return exitUsage
+		return fleetCmd.fail(stderr, err)
 	}
 	write := reports.WriteFleetSummary // each target had its line as it ended
 	if o.quiet {
@@ -236,9 +156,9 @@ func runFleet(args []string, stdout, stderr io.Writer) int {
 	return finishFleet(o, fl, func() error { return write(console, fl, copts) }, stdout, stderr)
 }
 
-func runMerge(args []string, stdout, stderr io.Writer) int {
+func runMerge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := mergeFlags()
-	if code, ok := parseFleetArgs("merge", fs, o, args, mergeUsage, stdout, stderr); !ok {
+	if code, ok := mergeCmd.parse(fs, args, &o.help, o.validate, stdout, stderr); !ok {
 		return code
 	}
 	var list *fleet.File
@@ -252,23 +172,19 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			if len(split.Estimated) > 0 {
 				fmt.Fprintf(stderr, "mcpconform merge: no previous duration for %s: estimated (the median of the others), not measured\n", strings.Join(split.Estimated, ", "))
 			}
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err = enc.Encode(split); err == nil {
+			if err = split.Write(stdout); err == nil {
 				return exitConformant
 			}
 		}
 	}
 	var fl *reports.Fleet
 	if err == nil {
-		fl, err = fleet.MergeDirs(fs.Args(), list, o.reportDir)
+		fl, err = fleet.MergeDirs(fs.Args(), list, o.out.Dir)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform merge: %v\n", err)
-		return exitUsage
+		return mergeCmd.fail(stderr, err)
 	}
-	console := o.console(stdout, stderr)
-	copts := reports.ConsoleOptions{Color: useColor(o.color, console), Verbose: o.verbose}
+	console, copts := o.console(stdout, stderr)
 	return finishFleet(o, fl, func() error { return reports.WriteFleetConsole(console, fl, copts) }, stdout, stderr)
 }
 
@@ -276,39 +192,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 // code.
 func finishFleet(o *fleetOptions, fl *reports.Fleet, console func() error, stdout, stderr io.Writer) int {
 	if err := console(); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+		return suiteCmd.fail(stderr, err)
 	}
-	for _, r := range o.reports() {
-		if r.path == "" {
-			continue
-		}
-		if err := writeTo(r.path, stdout, func(w io.Writer) error { return r.write(w, fl) }); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: writing the %s report: %v\n", r.name, err)
-			return exitUsage
-		}
-	}
-	if o.reportDir != "" {
-		if err := reports.WriteFleetDir(o.reportDir, fl); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-			return exitUsage
-		}
+	if err := o.out.Write(fl, stdout); err != nil {
+		return suiteCmd.fail(stderr, err)
 	}
 	return fl.Summary.Class.ExitCode()
-}
-
-// writeTo writes to the file at path, or to stdout for "-".
-func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "-" {
-		return write(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

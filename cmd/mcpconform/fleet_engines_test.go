@@ -261,13 +261,13 @@ func TestFleetWorkflowExample(t *testing.T) {
 		case p.sub == "fleet":
 			fleets++
 			ran[p.opts.shard] = true
-			if p.opts.split == "" || p.opts.reportDir == "" || p.args[0] != wf.Env["TARGETS"] {
-				t.Errorf("a shard runs %q with split %q and report dir %q", p.args, p.opts.split, p.opts.reportDir)
+			if p.opts.split == "" || p.opts.out.Dir == "" || p.args[0] != wf.Env["TARGETS"] {
+				t.Errorf("a shard runs %q with split %q and report dir %q", p.args, p.opts.split, p.opts.out.Dir)
 			}
 		case p.sub == "merge":
 			merges++
-			if p.opts.targets != wf.Env["TARGETS"] || p.opts.reportDir != "fleet-report" || !slices.Equal(p.args, []string{"shards/fleet-shard-0"}) {
-				t.Errorf("the merge: targets %q, report dir %q, parts %q", p.opts.targets, p.opts.reportDir, p.args)
+			if p.opts.targets != wf.Env["TARGETS"] || p.opts.out.Dir != "fleet-report" || !slices.Equal(p.args, []string{"shards/fleet-shard-0"}) {
+				t.Errorf("the merge: targets %q, report dir %q, parts %q", p.opts.targets, p.opts.out.Dir, p.args)
 			}
 		}
 	}
@@ -403,10 +403,10 @@ func TestFleetKubernetesExample(t *testing.T) {
 		if want := fmt.Sprintf("%d/%d", i+1, s.Completions); p.sub != "fleet" || p.opts.shard != want {
 			t.Errorf("index %d runs %q, want mcpconform fleet --shard %s", i, calls[0], want)
 		}
-		if dirs[p.opts.reportDir] || p.opts.reportDir == "" {
-			t.Errorf("index %d writes into %q, which another index writes into too", i, p.opts.reportDir)
+		if dirs[p.opts.out.Dir] || p.opts.out.Dir == "" {
+			t.Errorf("index %d writes into %q, which another index writes into too", i, p.opts.out.Dir)
 		}
-		dirs[p.opts.reportDir] = true
+		dirs[p.opts.out.Dir] = true
 	}
 
 	merge := k8sDocs(t, "fleet-k8s-merge.yaml")

@@ -1,19 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
 	"github.com/mcpconform/mcpconform/runner"
-	"github.com/mcpconform/mcpconform/suite"
-	"github.com/mcpconform/mcpconform/vectors"
 )
 
 func judgeUsage(w io.Writer) {
@@ -48,27 +40,18 @@ the verdicts, not the traffic they were judged from.
 `)
 }
 
-func runJudge(args []string, stdout, stderr io.Writer) int {
+var judgeCmd = sub{"mcpconform judge", "mcpconform help judge", judgeUsage}
+
+func runJudge(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs, o := suiteFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			judgeUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform judge: %v (mcpconform help judge lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		judgeUsage(stdout)
-		return exitConformant
+	if code, ok := judgeCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "mcpconform judge: want one evidence file, got %d arguments; write e.g. mcpconform judge run.json\n", fs.NArg())
-		return exitUsage
+		return judgeCmd.fail(stderr, fmt.Errorf("want one evidence file, got %d arguments; write e.g. mcpconform judge run.json", fs.NArg()))
 	}
 	if err := o.validate(); err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform judge: %s\n", w)
@@ -78,116 +61,34 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		// checks.
 		run, err := evidence.LoadClientRunFile(fs.Arg(0))
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-			return exitUsage
+			return judgeCmd.fail(stderr, err)
 		}
-		if !checkDestinations(o, stderr) {
-			return exitUsage
+		if err := o.out.CheckPaths(o.evidence); err != nil {
+			return suiteCmd.fail(stderr, err)
 		}
-		return reportClientRun(o, run, stdout, stderr)
+		return reportClientRun(o, run, "", stdout, stderr)
 	}
-	run, err := evidence.LoadFile(fs.Arg(0))
+	run, source, err := runner.LoadEvidence(fs.Arg(0), version)
 	if err != nil {
-		if isReport(fs.Arg(0)) {
-			fmt.Fprintf(stderr, "mcpconform judge: %s is a report, not an evidence file (write evidence with --evidence)\n", fs.Arg(0))
-		} else {
-			fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		}
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
-	source, err := vectorSource(run, fs.Arg(0))
+	console := o.out.Console(stdout, stderr)
+	r, err := runner.New(o.runConfig(console, stderr))
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+		return judgeCmd.fail(stderr, err)
 	}
-	console := consoleWriter(o, stdout, stderr)
-	cfg := o.run
-	cfg.Tool, cfg.Ginkgo = version, true
-	cfg.Terminal = progressTerminal(o.quiet, console, stderr)
-	r, err := runner.New(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
+	if err := o.out.CheckPaths(o.evidence); err != nil {
+		return suiteCmd.fail(stderr, err)
 	}
-	if !checkDestinations(o, stderr) {
-		return exitUsage
-	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	rep, out, err := r.Judge(stop.ctx, run)
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	rep, out, err := r.Judge(ctx, run)
 	if rep != nil {
 		rep.Target.Vectors = source
-	}
-	if err == nil {
-		rep, out, err = redacted(rep, out, o.secrets)
 	}
 	rep, code := tell(stderr, rep, out, err)
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, console, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform judge: %v\n", err)
-		return exitUsage
-	}
-	tellPartial(stderr, o, rep, code)
-	return code
-}
-
-// isReport reports whether the file at path is a JSON report of
-// mcpconform (what --json writes) rather than evidence: its top level has
-// a summary and results.
-func isReport(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var top struct {
-		SchemaVersion json.RawMessage `json:"schemaVersion"`
-		Summary       json.RawMessage `json:"summary"`
-		Results       json.RawMessage `json:"results"`
-	}
-	if json.NewDecoder(f).Decode(&top) != nil {
-		return false
-	}
-	return top.SchemaVersion != nil && top.Summary != nil && top.Results != nil
-}
-
-// vectorSource says where the vectors that judge run come from, for every
-// report to say: this mcpconform's own, or the evidence file's. A file's
-// vector that would pass whatever the server did is refused: an evidence
-// file may come from anywhere, and such a vector forges a pass.
-func vectorSource(run *evidence.Run, path string) (string, error) {
-	if len(run.Vectors) == 0 {
-		return "embedded in mcpconform " + version, nil
-	}
-	files, err := suite.VectorFiles(run)
-	if err != nil {
-		return "", fmt.Errorf("%s: its vectors: %v", path, err)
-	}
-	own, err := vectors.Embedded()
-	if err != nil {
-		return "", err
-	}
-	ours := map[string][]byte{}
-	for _, f := range own {
-		for _, t := range f.Tests {
-			ours[t.ID], _ = json.Marshal(t)
-		}
-	}
-	var forged []string
-	for _, f := range files {
-		for _, t := range f.Tests {
-			if b, _ := json.Marshal(t); bytes.Equal(b, ours[t.ID]) {
-				continue // this mcpconform's own test, word for word
-			}
-			if why := t.AcceptsAnything(); why != "" {
-				forged = append(forged, fmt.Sprintf("%s (%s)", t.ID, why))
-			}
-		}
-	}
-	if len(forged) > 0 {
-		return "", fmt.Errorf("%s: refused: vectors in the evidence pass whatever the server did: %s", path, strings.Join(forged, "; "))
-	}
-	return fmt.Sprintf("read from the evidence file (%d files, not necessarily this mcpconform's)", len(files)), nil
+	return finish(judgeCmd, o, rep, code, console, stdout, stderr)
 }

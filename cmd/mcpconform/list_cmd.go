@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,15 +11,10 @@ import (
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
-func listFlags() (*flag.FlagSet, *bool, *bool, *bool, *bool) {
-	fs := flag.NewFlagSet("mcpconform list", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	asJSON := fs.Bool("json", false, "print JSON: {requirements: [...], checks: [...], clientChecks: [...]}")
-	byCheck := fs.Bool("checks", false, "list checks (id, requirement, level, spec) instead of requirements")
-	client := fs.Bool("client", false, "list the checks of client mode (mcpconform client), with their spec links")
-	help := fs.Bool("help", false, "show this help")
-	return fs, asJSON, byCheck, client, help
+func listFlags() (*flag.FlagSet, *listing.Options, *bool) {
+	fs, o := newFlagSet("mcpconform list"), &listing.Options{}
+	o.RegisterFlags(fs)
+	return fs, o, fs.Bool("help", false, "show this help")
 }
 
 func listUsage(w io.Writer) {
@@ -36,53 +30,29 @@ is whole.
 
 Flags:
 `)
-	fs, _, _, _, _ := listFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	fs, _, _ := listFlags()
+	printFlags(w, fs)
 }
 
-func runList(args []string, stdout, stderr io.Writer) int {
-	fs, asJSON, byCheck, client, help := listFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			listUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform list: %v (mcpconform list --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if *help {
-		listUsage(stdout)
-		return exitConformant
+var listCmd = sub{"mcpconform list", "mcpconform list --help", listUsage}
+
+func runList(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs, o, help := listFlags()
+	if code, ok := listCmd.parse(fs, args, help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q; list takes flags only, e.g. mcpconform list --checks\n", fs.Arg(0))
-		return exitUsage
+		return listCmd.fail(stderr, fmt.Errorf("unexpected argument %q; list takes flags only, e.g. mcpconform list --checks", fs.Arg(0)))
 	}
 	files, err := vectors.Embedded()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
+		return suiteCmd.fail(stderr, err)
+	}
+	// Lines wrap at the terminal's width, or, into a file or a pipe, at
+	// the 100 columns the console report keeps to.
+	f, _ := stdout.(*os.File)
+	if err := o.Write(stdout, files, reports.TerminalWidth(f, 100)); err != nil {
 		return exitUsage
 	}
-	checks, clientChecks := listing.Checks(files), listing.ClientChecks()
-	switch {
-	case *asJSON:
-		if err := listing.WriteJSON(stdout, checks, clientChecks); err != nil {
-			return exitUsage
-		}
-	case *client:
-		listing.WriteClientChecks(stdout, clientChecks, listWidth(stdout))
-	case *byCheck:
-		listing.WriteChecks(stdout, checks, listWidth(stdout))
-	default:
-		listing.WriteRequirements(stdout, append(checks, clientChecks...), listWidth(stdout))
-	}
 	return exitConformant
-}
-
-// listWidth is the width a listing wraps at: the terminal's, or, into a
-// file or a pipe, the 100 columns the console report keeps to.
-func listWidth(w io.Writer) int {
-	f, _ := w.(*os.File)
-	return reports.TerminalWidth(f, 100)
 }

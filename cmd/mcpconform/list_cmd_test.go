@@ -16,7 +16,7 @@ import (
 // README explains the same levels.
 func TestListShowsSummariesAndLevels(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runList(nil, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
+	if code := runList(nil, nil, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 	text := out.String()
@@ -54,7 +54,7 @@ func TestListShowsSummariesAndLevels(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := runList([]string{"--checks"}, &out, &errOut); code != exitConformant || !strings.Contains(out.String(), "Levels (") {
+	if code := runList([]string{"--checks"}, nil, &out, &errOut); code != exitConformant || !strings.Contains(out.String(), "Levels (") {
 		t.Errorf("list --checks: exit %d, no legend", code)
 	}
 }
@@ -66,7 +66,7 @@ func TestNoUnshippedCitations(t *testing.T) {
 	unshipped := regexp.MustCompile(`§|\b[AE]-\d+\b|DESIGN|requirements\.md`)
 	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
 		var out, errOut bytes.Buffer
-		runList(args, &out, &errOut)
+		runList(args, nil, &out, &errOut)
 		if m := unshipped.FindString(out.String()); m != "" {
 			i := strings.Index(out.String(), m)
 			t.Errorf("list %v cites %q: …%s…", args, m, out.String()[max(0, i-80):min(out.Len(), i+40)])
@@ -87,7 +87,7 @@ func TestNoUnshippedCitations(t *testing.T) {
 func TestListWraps(t *testing.T) {
 	for _, args := range [][]string{nil, {"--checks"}, {"--client"}} {
 		var out, errOut bytes.Buffer
-		if code := runList(args, &out, &errOut); code != exitConformant {
+		if code := runList(args, nil, &out, &errOut); code != exitConformant {
 			t.Fatalf("list %v: exit %d", args, code)
 		}
 		for _, l := range strings.Split(out.String(), "\n") {
@@ -103,7 +103,7 @@ func TestListWraps(t *testing.T) {
 // and the requirement listing counts them as testing their requirements.
 func TestListClientChecks(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runList([]string{"--client"}, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
+	if code := runList([]string{"--client"}, nil, &out, &errOut); code != exitConformant || errOut.Len() != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 	for _, c := range checks.ClientChecks() {
@@ -115,7 +115,7 @@ func TestListClientChecks(t *testing.T) {
 		}
 	}
 	out.Reset()
-	runList(nil, &out, &errOut)
+	runList(nil, nil, &out, &errOut)
 	if !regexp.MustCompile(`(?m)^LIFE-07 (.*\n {13}.*)*client-initialized-sent`).MatchString(out.String()) {
 		t.Errorf("list does not name client-initialized-sent as testing LIFE-07")
 	}

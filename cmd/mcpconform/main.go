@@ -26,6 +26,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/buildinfo"
 	"github.com/mcpconform/mcpconform/transport"
 	"github.com/mcpconform/mcpconform/wire"
 )
@@ -44,12 +45,12 @@ const (
 )
 
 // version may be set at build time with -ldflags "-X main.version=...";
-// otherwise it is read from the build information (see buildVersion).
+// otherwise it is read from the build information (buildinfo.Version).
 var version string
 
 func init() {
 	if version == "" {
-		version = buildVersion()
+		version = buildinfo.Version()
 	}
 }
 
@@ -59,7 +60,7 @@ func main() {
 		// as hidden from the server as mcpconform itself, since it holds
 		// mcpconform's end of the pipes; the server it execs is dumpable
 		// again.
-		if err := harden(); err != nil {
+		if err := transport.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the supervisor non-dumpable: %v\n", err)
 		}
 		os.Exit(transport.Supervise(os.Args[2:]))
@@ -78,7 +79,7 @@ func main() {
 	if len(os.Args) < 2 || os.Args[1] != "mock" {
 		// The reference server is left as any server is: its own
 		// process, which tests and users inspect through /proc.
-		if err := harden(); err != nil {
+		if err := transport.Harden(); err != nil {
 			fmt.Fprintf(os.Stderr, "mcpconform: cannot make the process non-dumpable: %v\n", err)
 		}
 	}
@@ -113,25 +114,29 @@ func followSpills() {
 	}
 }
 
+// subcommands are the sub-commands by name, in the order help lists
+// them.
+var subcommands = []struct {
+	name  string
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	usage func(io.Writer)
+}{
+	{"mock", runMock, mockUsage},
+	{"client", runClient, clientUsage},
+	{"list", runList, listUsage},
+	{"baseline", runBaseline, baselineUsage},
+	{"judge", runJudge, judgeUsage},
+	{"fleet", runFleet, fleetUsage},
+	{"merge", runMerge, mergeUsage},
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "mock":
-			return runMock(args[1:], stdin, stdout, stderr)
-		case "client":
-			return runClient(args[1:], stdout, stderr)
-		case "list":
-			return runList(args[1:], stdout, stderr)
-		case "baseline":
-			return runBaseline(args[1:], stdout, stderr)
-		case "judge":
-			return runJudge(args[1:], stdout, stderr)
-		case "fleet":
-			return runFleet(args[1:], stdout, stderr)
-		case "merge":
-			return runMerge(args[1:], stdout, stderr)
-		case "help":
-			return runHelp(args[1:], stdout, stderr)
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(args[1:], stdout, stderr)
+	}
+	for _, c := range subcommands {
+		if len(args) > 0 && args[0] == c.name {
+			return c.run(args[1:], stdin, stdout, stderr)
 		}
 	}
 	return runSuite(args, stdout, stderr)
@@ -145,29 +150,15 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return exitConformant
 	}
 	if len(args) > 1 {
-		fmt.Fprintf(stderr, "mcpconform help: one topic at a time, got %d; write e.g. mcpconform help mock\n", len(args))
-		return exitUsage
+		return sub{name: "mcpconform help"}.fail(stderr, fmt.Errorf("one topic at a time, got %d; write e.g. mcpconform help mock", len(args)))
 	}
-	switch args[0] {
-	case "mock":
-		mockUsage(stdout)
-	case "client":
-		clientUsage(stdout)
-	case "list":
-		listUsage(stdout)
-	case "baseline":
-		baselineUsage(stdout)
-	case "judge":
-		judgeUsage(stdout)
-	case "fleet":
-		fleetUsage(stdout)
-	case "merge":
-		mergeUsage(stdout)
-	default:
-		fmt.Fprintf(stderr, "mcpconform help: no help for %q; write mcpconform help, or help mock, help client, help list, help baseline, help judge, help fleet, help merge\n", args[0])
-		return exitUsage
+	for _, c := range subcommands {
+		if c.name == args[0] {
+			c.usage(stdout)
+			return exitConformant
+		}
 	}
-	return exitConformant
+	return sub{name: "mcpconform help"}.fail(stderr, fmt.Errorf("no help for %q; write mcpconform help, or help mock, help client, help list, help baseline, help judge, help fleet, help merge", args[0]))
 }
 
 func usage(w io.Writer) {
@@ -217,6 +208,5 @@ results and errors included: a secret the server prints ends up there
 Flags:
 `)
 	fs, _ := suiteFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }

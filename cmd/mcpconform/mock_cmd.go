@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -22,30 +19,18 @@ import (
 
 // mockOptions are the flags of `mcpconform mock`.
 type mockOptions struct {
-	fixture      string
-	faults       []string
-	variants     []string
-	record       string
+	serve        mockserver.Flags
 	listFaults   bool
 	listVariants bool
 	help         bool
-	http         string // serve Streamable HTTP on this address instead of stdio
-	httpPath     string
 	// recording: the recording mock of client mode (--evidence)
 	recording clientrun.MockConfig
 }
 
 func mockFlags() (*flag.FlagSet, *mockOptions) {
 	o := &mockOptions{}
-	fs := flag.NewFlagSet("mcpconform mock", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.StringVar(&o.fixture, "fixture", "", "serve the resources of this fixture `FILE` (default: the built-in fixture)")
-	fs.Var(listFlag{&o.faults, "--fault ping-not-empty"}, "fault", "misbehave on purpose: fault `NAME`s, comma-separated or repeated (see --list-faults)")
-	fs.StringVar(&o.record, "record", "", "append every message in both directions to `FILE`, one JSON line each with the process id (\"pid\"); %p in FILE is replaced by the process id")
-	fs.Var(listFlag{&o.variants, "--variant float-integers"}, "variant", "behave in legal but unusual ways: variant `NAME`s, comma-separated or repeated (see --list-variants)")
-	fs.StringVar(&o.http, "http", "", "serve Streamable HTTP on `ADDR` (host:port; port 0 picks a free one) instead of stdio, and print the endpoint's URL")
-	fs.StringVar(&o.httpPath, "http-path", "/mcp", "the `PATH` of the MCP endpoint under --http")
+	fs := newFlagSet("mcpconform mock")
+	o.serve.RegisterFlags(fs)
 	fs.BoolVar(&o.listFaults, "list-faults", false, "print the fault catalogue and exit")
 	fs.BoolVar(&o.listVariants, "list-variants", false, "print the catalogue of legal variations and exit")
 	fs.BoolVar(&o.help, "help", false, "show this help")
@@ -75,27 +60,18 @@ environment.
 Flags:
 `)
 	fs, _ := mockFlags()
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs)
 }
+
+var mockCmd = sub{"mcpconform mock", "mcpconform mock --help", mockUsage}
 
 func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, o := mockFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			mockUsage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform mock: %v (mcpconform mock --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		mockUsage(stdout)
-		return exitConformant
+	if code, ok := mockCmd.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform mock: unexpected argument %q; the mock takes flags only, e.g. mcpconform mock --fault ping-not-empty\n", fs.Arg(0))
-		return exitUsage
+		return mockCmd.fail(stderr, fmt.Errorf("unexpected argument %q; the mock takes flags only, e.g. mcpconform mock --fault ping-not-empty", fs.Arg(0)))
 	}
 	if o.listFaults {
 		listing.WriteFaults(stdout)
@@ -105,109 +81,31 @@ func runMock(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		listing.WriteVariants(stdout)
 		return exitConformant
 	}
+	f := o.serve
 	if rec := o.recording; rec.EvidenceDir != "" || rec.Scenario != "" {
-		if o.http != "" || o.record != "" {
-			fmt.Fprintln(stderr, "mcpconform mock: --evidence records a stdio session itself: leave out --http and --record")
-			return exitUsage
+		if f.HTTP != "" || f.Record != "" {
+			return mockCmd.fail(stderr, errors.New("--evidence records a stdio session itself: leave out --http and --record"))
 		}
-		rec.FixturePath, rec.Faults, rec.Variants = o.fixture, o.faults, o.variants
+		rec.FixturePath, rec.Faults, rec.Variants = f.FixturePath, f.Faults, f.Variants
 		return clientrun.ServeRecording(rec, stdin, stdout, stderr)
 	}
-	if err := mockserver.CheckFaultNames(o.faults); err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-		return exitUsage
+	opts, record, err := f.Options()
+	if err != nil {
+		return mockCmd.fail(stderr, err)
 	}
-	httpVariants, variants := splitVariants(o.variants)
-	if err := mockserver.ValidateVariants(variants); err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-		return exitUsage
+	if record != nil {
+		defer record.Close()
 	}
-	if o.http == "" {
-		if n := httpNames(o.faults, httpVariants); n != "" {
-			fmt.Fprintf(stderr, "mcpconform mock: %s acts on the HTTP transport: add --http 127.0.0.1:0\n", n)
-			return exitUsage
-		}
-	}
-	opts := mockserver.Options{Faults: o.faults, Variants: o.variants}
-	if o.fixture != "" {
-		f, err := mockserver.LoadFixture(o.fixture)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
-			return exitUsage
-		}
-		opts.Fixture = f
-	}
-	if o.record != "" {
-		pid := os.Getpid()
-		path := strings.ReplaceAll(o.record, "%p", strconv.Itoa(pid))
-		// Appending: a client starts the mock several times, and each
-		// process adds its lines instead of replacing the others'.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform mock: --record: %v\n", err)
-			return exitUsage
-		}
-		defer f.Close()
-		opts.Record = mockserver.SharedRecord(f, pid)
-	}
-	if f, ok := stdin.(*os.File); ok && reports.IsTerminal(f) {
+	if in, ok := stdin.(*os.File); ok && reports.IsTerminal(in) {
 		// Someone typed mcpconform mock: it waits for a client, silently
 		// otherwise.
 		fmt.Fprintln(stderr, "mcpconform mock: speaking MCP on stdin/stdout; a client should start me (Ctrl-D ends)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if o.http != "" {
-		return serveMockHTTP(ctx, o, opts, stdout, stderr)
-	}
-	if err := mockserver.Serve(ctx, stdin, stdout, stderr, opts); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
-		return 1
-	}
-	return exitConformant
-}
-
-// splitVariants separates the HTTP transport's variants from the others.
-func splitVariants(names []string) (httpNames, rest []string) {
-	for _, n := range names {
-		if slices.ContainsFunc(mockserver.HTTPVariants(), func(v mockserver.Variant) bool { return v.Name == strings.TrimSpace(n) }) {
-			httpNames = append(httpNames, n)
-		} else {
-			rest = append(rest, n)
-		}
-	}
-	return httpNames, rest
-}
-
-// httpNames names the first fault or variant of the HTTP transport given,
-// or "".
-func httpNames(faults, httpVariants []string) string {
-	for _, n := range faults {
-		if slices.ContainsFunc(mockserver.HTTPFaults(), func(f mockserver.Fault) bool { return f.Name == strings.TrimSpace(n) }) {
-			return "fault " + n
-		}
-	}
-	if len(httpVariants) > 0 {
-		return "variant " + httpVariants[0]
-	}
-	return ""
-}
-
-// serveMockHTTP serves the mock over Streamable HTTP on o.http until ctx
-// ends, after printing the endpoint's URL.
-func serveMockHTTP(ctx context.Context, o *mockOptions, opts mockserver.Options, stdout, stderr io.Writer) int {
-	path := o.httpPath
-	if !strings.HasPrefix(path, "/") {
-		fmt.Fprintf(stderr, "mcpconform mock: --http-path %q must start with /\n", path)
-		return exitUsage
-	}
-	ln, err := net.Listen("tcp", o.http)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform mock: --http: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(stdout, "http://%s%s\n", ln.Addr(), path)
-	if err := mockserver.ServeHTTP(ctx, ln, stderr, mockserver.HTTPOptions{Options: opts, Path: path}); err != nil && ctx.Err() == nil {
+	if err := f.Serve(ctx, stdin, stdout, stderr, opts); errors.Is(err, mockserver.ErrListen) {
+		return mockCmd.fail(stderr, err)
+	} else if err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", strings.TrimSpace(err.Error()))
 		return 1
 	}

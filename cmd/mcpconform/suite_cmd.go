@@ -1,230 +1,113 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/suite/plan"
 	"github.com/mcpconform/mcpconform/vectors"
 )
 
+var suiteCmd = sub{"mcpconform", "mcpconform --help", usage}
+
 func runSuite(args []string, stdout, stderr io.Writer) int {
 	fs, o := suiteFlags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(stdout)
-			return exitConformant
-		}
-		fmt.Fprintf(stderr, "mcpconform: %v (mcpconform --help lists the flags)\n", err)
-		return exitUsage
-	}
-	if o.help {
-		usage(stdout)
-		return exitConformant
-	}
-	if o.showVersion {
-		fmt.Fprintln(stdout, "mcpconform", version)
-		return exitConformant
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	command := fs.Args()
-	err := o.validate()
-	if err == nil {
-		command, err = o.validateCommand(command, set)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
+	command, code, ok := parseRun(suiteCmd, fs, o, args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "mcpconform: %s\n", w)
 	}
-	o.builtIn = len(command) == 0 && o.run.URL == ""
-	fs.Visit(func(f *flag.Flag) { o.callToolsSet = o.callToolsSet || f.Name == "call-tools" })
-	if o.builtIn && !o.callToolsSet {
-		// The built-in reference server's tools are the suite's own and
-		// change nothing: calling them all keeps the tool checks proven.
-		// The report's tools line says so (--call-tools all).
-		o.callTools, o.run.CallTools = plan.CallAll, plan.ToolPolicy{Mode: plan.CallAll}
-	}
-	if o.builtIn {
+	if len(command) == 0 && o.run.URL == "" {
+		o.run.Name = "the built-in reference server"
+		if !given(fs)("call-tools") {
+			// The built-in reference server's tools are the suite's own
+			// and change nothing: calling them all keeps the tool checks
+			// proven. The report's tools line says so (--call-tools all).
+			o.run.CallTools = plan.ToolPolicy{Mode: plan.CallAll}
+		}
 		self, err := os.Executable()
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform: cannot find its own binary to run the reference server: %v\n", err)
-			return exitUsage
+			return suiteCmd.fail(stderr, fmt.Errorf("cannot find its own binary to run the reference server: %v", err))
 		}
 		command = []string{self, "mock"}
 	}
 	// With a report on stdout, execute gets the console's writer in its
 	// place, so nothing else (not even progress) reaches stdout.
-	console := consoleWriter(o, stdout, stderr)
+	console := o.out.Console(stdout, stderr)
 	rep, code := execute(o, command, console, stderr)
 	if rep == nil {
 		return code
 	}
-	if err := writeReports(o, rep, console, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return exitUsage
-	}
-	tellPartial(stderr, o, rep, code)
-	return code
+	return finish(suiteCmd, o, rep, code, console, stdout, stderr)
 }
 
-// tellPartial says, for a run cut short, where its partial report is.
-func tellPartial(stderr io.Writer, o *options, rep *reports.Report, code int) {
-	if rep.Interrupted == "" || code != exitIncomplete && code != exitNonconformant {
-		return
+// parseRun parses the flags of a suite run (the main command, baseline)
+// and returns the server command; ok is false when the command is done
+// (help, --version, or a usage error: code says).
+func parseRun(s sub, fs *flag.FlagSet, o *options, args []string, stdout, stderr io.Writer) (command []string, code int, ok bool) {
+	if code, ok := s.parse(fs, args, &o.help, nil, stdout, stderr); !ok {
+		return nil, code, false
 	}
-	var where []string
-	for _, r := range o.reportFlags() {
-		if r.path != "" && r.path != "-" {
-			where = append(where, r.path)
-		}
+	if o.showVersion {
+		fmt.Fprintln(stdout, "mcpconform", version)
+		return nil, exitConformant, false
 	}
-	if o.reportDir != "" {
-		where = append(where, o.reportDir+string(filepath.Separator))
+	err := o.validate()
+	if err == nil {
+		command, err = o.run.SetTarget(fs.Args(), given(fs))
 	}
-	if len(where) == 0 {
-		fmt.Fprintln(stderr, "mcpconform: the report is partial; no report file was asked for (--report-dir DIR keeps one)")
-		return
+	if err != nil {
+		return nil, s.fail(stderr, err), false
 	}
-	fmt.Fprintf(stderr, "mcpconform: the report is partial: %s\n", strings.Join(where, ", "))
+	return command, exitConformant, true
 }
 
 // execute runs the suite and returns the report and the exit code. A nil
 // report means a usage or configuration error that has been printed.
 func execute(o *options, command []string, stdout, stderr io.Writer) (*reports.Report, int) {
-	cfg := o.run
+	cfg := o.runConfig(stdout, stderr)
 	if o.vectors != "" {
 		var err error
 		if cfg.Vectors, err = vectors.LoadPath(o.vectors); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-			return nil, exitUsage
+			return nil, suiteCmd.fail(stderr, err)
 		}
 	}
-	cfg.Command, cfg.Tool, cfg.Ginkgo = command, version, true
-	if o.builtIn {
-		cfg.Name = "the built-in reference server"
-	}
-	cfg.Terminal = progressTerminal(o.quiet, stdout, stderr)
+	cfg.Command = command
+	var r *runner.Runner
 	if o.evidence != "" {
 		cfg.Recorded = func(run *evidence.Run) {
-			if err := saveEvidence(run, o.evidence, o.secrets); err != nil {
+			if err := r.SaveEvidence(run, o.evidence); err != nil {
 				fmt.Fprintf(stderr, "mcpconform: --evidence: %v\n", err)
 			}
 		}
 	}
 	r, err := runner.New(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return nil, exitUsage
-	}
-	if !checkDestinations(o, stderr) {
-		return nil, exitUsage
-	}
-	stop := catchInterrupts(stderr)
-	defer stop.release()
-	rep, out, err := r.Run(stop.ctx)
 	if err == nil {
-		rep, out, err = redacted(rep, out, o.secrets)
+		err = o.out.CheckPaths(o.evidence)
 	}
+	if err != nil {
+		return nil, suiteCmd.fail(stderr, err)
+	}
+	ctx, release := catchInterrupts(stderr)
+	defer release()
+	rep, out, err := r.Run(ctx)
 	return tell(stderr, rep, out, err)
 }
 
-// saveEvidence writes the evidence of a run to path, without the secrets.
-func saveEvidence(run *evidence.Run, path string, secrets []redact.Secret) error {
-	if len(secrets) == 0 {
-		return run.SaveFile(path)
-	}
-	var b bytes.Buffer
-	if err := run.Save(&b); err != nil {
-		return err
-	}
-	data, err := redact.JSON(b.Bytes(), secrets)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
-}
-
-// redacted is the report and outcome of a run without the secrets: what
-// every report, the console included, is written from.
-func redacted(rep *reports.Report, out runner.Outcome, secrets []redact.Secret) (*reports.Report, runner.Outcome, error) {
-	if len(secrets) == 0 {
-		return rep, out, nil
-	}
-	var clean reports.Report
-	if err := redact.Value(rep, secrets, &clean); err != nil {
-		return nil, out, err
-	}
-	for i, n := range out.Notes {
-		out.Notes[i] = redact.String(n, secrets)
-	}
-	return &clean, out, nil
-}
-
-// tell prints what the outcome of a run says besides its report (its
-// notes; why the server did not start) and returns the report and the
-// exit code: a nil report for an error, printed.
+// tell prints what the outcome of a run says besides its report
+// (Outcome.Tell) and returns the report and the exit code: a nil report
+// for an error, printed.
 func tell(stderr io.Writer, rep *reports.Report, out runner.Outcome, err error) (*reports.Report, int) {
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform: %v\n", err)
-		return nil, exitUsage
+		return nil, suiteCmd.fail(stderr, err)
 	}
-	for _, n := range out.Notes {
-		fmt.Fprintf(stderr, "mcpconform: %s\n", n)
-	}
-	if rep.DidNotStart != nil {
-		printDidNotStart(stderr, rep.DidNotStart)
-	}
+	out.Tell(stderr, rep)
 	return rep, out.ExitCode()
-}
-
-// checkDestinations checks the report destinations before anything runs,
-// so a typo does not cost a whole run, printing what is wrong.
-func checkDestinations(o *options, stderr io.Writer) bool {
-	for _, p := range []string{o.jsonOut, o.junitOut, o.markdownOut, o.htmlOut, o.sarifOut, o.evidence} {
-		if p == "" || p == "-" {
-			continue
-		}
-		if dir := filepath.Dir(p); dir != "" {
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				fmt.Fprintf(stderr, "mcpconform: cannot write %s: no directory %s\n", p, dir)
-				return false
-			}
-		}
-	}
-	if o.reportDir != "" {
-		if err := os.MkdirAll(o.reportDir, 0o755); err != nil {
-			fmt.Fprintf(stderr, "mcpconform: --report-dir: %v\n", err)
-			return false
-		}
-	}
-	return true
-}
-
-// printDidNotStart prints the short block a user sees when the server
-// never got going.
-func printDidNotStart(w io.Writer, f *reports.StartFailure) {
-	fmt.Fprintf(w, "mcpconform: the server did not start: %s\n", reports.Escape(f.What))
-	if len(f.StderrTail) > 0 {
-		fmt.Fprintln(w, "  its stderr ended with:")
-		for _, l := range f.StderrTail {
-			fmt.Fprintf(w, "    %s\n", reports.Escape(l))
-		}
-	}
-	if f.Hint != "" {
-		fmt.Fprintf(w, "  hint: %s\n", reports.Escape(f.Hint))
-	}
 }

@@ -39,3 +39,30 @@ func TestWritersKeepToTheirWidth(t *testing.T) {
 		}
 	}
 }
+
+// Each option writes its own listing, as its writer does.
+func TestOptionsWrite(t *testing.T) {
+	files, err := vectors.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, clientChecks := Checks(files), ClientChecks()
+	for _, tc := range []struct {
+		o     Options
+		write func(*bytes.Buffer)
+	}{
+		{Options{}, func(b *bytes.Buffer) { WriteRequirements(b, append(checks, clientChecks...), 80) }},
+		{Options{Checks: true}, func(b *bytes.Buffer) { WriteChecks(b, checks, 80) }},
+		{Options{Client: true}, func(b *bytes.Buffer) { WriteClientChecks(b, clientChecks, 80) }},
+		{Options{JSON: true, Checks: true}, func(b *bytes.Buffer) { WriteJSON(b, checks, clientChecks) }},
+	} {
+		var got, want bytes.Buffer
+		if err := tc.o.Write(&got, files, 80); err != nil {
+			t.Fatal(err)
+		}
+		tc.write(&want)
+		if got.String() != want.String() || got.Len() == 0 {
+			t.Errorf("%+v: not the listing of its writer", tc.o)
+		}
+	}
+}

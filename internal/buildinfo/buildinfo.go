@@ -1,13 +1,15 @@
-package main
+// Package buildinfo names the version of the running mcpconform binary,
+// for --version and every report.
+package buildinfo
 
 import "runtime/debug"
 
-// buildVersion is the version of this binary when no -ldflags set one: the
+// Version is the version of this binary when no -ldflags set one: the
 // main module's version (v0.3.0 for `go install ...@v0.3.0`), or, for a
 // binary built from a checkout ("(devel)"), "devel+" and the commit it was
 // built from, "-dirty" when the tree had changes; "devel" when nothing is
 // known.
-func buildVersion() string {
+func Version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
