@@ -25,6 +25,7 @@ import (
 type clientOptions struct {
 	report             *options
 	evidence           string
+	transport          string
 	scenarios          []string
 	versions           []string
 	env                []string
@@ -54,6 +55,7 @@ func clientFlags() (*flag.FlagSet, *clientOptions) {
 		fs.Var(f.Value, f.Name, f.Usage)
 	}
 	fs.StringVar(&o.evidence, "evidence", "", "save everything the run observed to `FILE` (JSON), to judge again later with mcpconform judge")
+	fs.StringVar(&o.transport, "transport", evidence.TransportStdio, "how the client reaches the mock: `stdio` (it starts MCP_CONFORMANCE_SERVER_COMMAND) or http (Streamable HTTP: the mock's URL is its last argument)")
 	fs.Var(listFlag{&o.scenarios, "--scenario initialize,tools_call"}, "scenario", "run only the scenarios `NAME`d (comma-separated or repeated; see --list)")
 	fs.Var(listFlag{&o.versions, "--protocol-version 2025-06-18"}, "protocol-version", "run each scenario once per protocol `VERSION` asked of the client (MCP_CONFORMANCE_PROTOCOL_VERSION; comma-separated or repeated; default: none asked, the SDK's newest)")
 	fs.Var((*envFlag)(&o.env), "env", "add `KEY=VALUE` to the client's environment (repeatable; it inherits mcpconform's)")
@@ -74,12 +76,14 @@ func clientUsage(w io.Writer) {
        mcpconform client --list
        mcpconform client --interactive [flags]
 
-Judges an MCP client over stdio. The client is run once per scenario with
-the conformance contract's environment: MCP_CONFORMANCE_SCENARIO,
-MCP_CONFORMANCE_PROTOCOL_VERSION (when asked), MCP_CONFORMANCE_CONTEXT
-and MCP_CONFORMANCE_SERVER_COMMAND, the argv (a JSON array) of a recording
-mock server it is to start. What the client wrote to each server it
-started is judged against the client rules of the spec.
+Judges an MCP client over stdio or Streamable HTTP. The client is run
+once per scenario with the conformance contract's environment:
+MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION (when asked),
+MCP_CONFORMANCE_CONTEXT and, over stdio, MCP_CONFORMANCE_SERVER_COMMAND,
+the argv (a JSON array) of a recording mock server it is to start; with
+--transport http the URL of a recording mock served on 127.0.0.1 is
+appended to its arguments instead. What the client sent each server is
+judged against the client rules of the spec.
 
 Reports and exit codes are those of server mode: 0 conformant, 1 not
 conformant, 2 usage error, 3 the client could not be started, 4 the run
@@ -129,16 +133,16 @@ func runClient(args []string, stdout, stderr io.Writer) int {
 	stop := catchInterrupts(stderr)
 	defer stop.release()
 	cfg := clientrun.Config{
-		Command: fs.Args(), Dir: o.dir, Env: o.env, Mock: []string{self, "mock"},
+		Command: fs.Args(), Dir: o.dir, Env: o.env, Mock: []string{self, "mock"}, Transport: o.transport,
 		Scenarios: o.scenarios, Versions: o.versions, Parallel: o.parallel,
 		ScenarioTimeout: o.scenarioTimeout, Grace: o.report.run.Grace, Tool: version,
 		Interop: o.interop, Resilience: o.resilience,
 	}
 	if o.interop {
-		cfg.Variants = clientrun.LegalVariants()
+		cfg.Variants = clientrun.LegalVariantsOn(o.transport)
 	}
 	if o.resilience {
-		cfg.Faults = clientrun.MockFaults()
+		cfg.Faults = clientrun.MockFaultsOn(o.transport)
 	}
 	run, err := clientrun.Run(stop.ctx, cfg)
 	if err != nil {
@@ -209,9 +213,19 @@ func (o *clientOptions) validate(command []string) error {
 			return fmt.Errorf("--protocol-version %s: want one of %s", v, strings.Join(wire.AllVersions, ", "))
 		}
 	}
+	if o.transport != evidence.TransportStdio && o.transport != evidence.TransportHTTP {
+		return fmt.Errorf("--transport %s: want stdio or http", o.transport)
+	}
+	if o.interactive && o.transport != evidence.TransportStdio {
+		return errors.New("--interactive records a host that starts the mock over stdio: leave --transport out")
+	}
 	for _, name := range o.scenarios {
-		if _, ok := clientrun.ScenarioNamed(name); !ok {
+		sc, ok := clientrun.ScenarioNamed(name)
+		if !ok {
 			return fmt.Errorf("--scenario %s: no such scenario (mcpconform client --list lists them)", name)
+		}
+		if why := sc.NotOn(o.transport); why != "" {
+			return fmt.Errorf("--scenario %s: not over %s: %s", name, o.transport, why)
 		}
 	}
 	return nil
@@ -220,7 +234,7 @@ func (o *clientOptions) validate(command []string) error {
 // writeScenarios prints the scenario catalogue, one line each.
 func writeScenarios(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tORIGIN\tVERSION\tWHAT THE CLIENT DOES")
+	fmt.Fprintln(tw, "SCENARIO\tORIGIN\tVERSION\tTRANSPORT\tWHAT THE CLIENT DOES")
 	for _, sc := range clientrun.Scenarios() {
 		origin, v := "mcpconform", sc.Version
 		if sc.Official {
@@ -232,7 +246,14 @@ func writeScenarios(w io.Writer) {
 		if sc.DefaultVersion != "" {
 			v = "any (" + sc.DefaultVersion + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, origin, v, sc.Summary)
+		over := "stdio, http"
+		switch {
+		case sc.NotOn(evidence.TransportHTTP) != "":
+			over = "stdio"
+		case sc.NotOn(evidence.TransportStdio) != "":
+			over = "http"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sc.Name, origin, v, over, sc.Summary)
 	}
 	tw.Flush()
 }
