@@ -109,6 +109,18 @@ func (v *spawnView) streamClosed(seq int) bool {
 	return false
 }
 
+// refusedOverHTTP reports whether the HTTP exchange that carried the
+// request entry seq was refused with an error status: the transport's
+// answer, which leaves the client nothing to wait for or cancel.
+func (v *spawnView) refusedOverHTTP(seq int) bool {
+	for _, x := range v.exchanges() {
+		if x.SentSeq == seq {
+			return x.Status() >= 400
+		}
+	}
+	return false
+}
+
 // endpoint is the path of the MCP endpoint the client was given.
 func (v *spawnView) endpoint() string {
 	if u, err := url.Parse(v.sp.URL); err == nil && u.Path != "" {
@@ -359,7 +371,7 @@ func checkClientSessionExpired(j *ClientJ) Finding {
 		xs := v.exchanges()
 		for i, x := range xs {
 			dead := x.SessionID()
-			if x.Request == nil || dead == "" || x.Status() != 404 || x.Method() == "DELETE" {
+			if x.Request == nil || dead == "" || x.Status() != 404 || x.Method() == "DELETE" || requestPath(x) != v.endpoint() {
 				continue
 			}
 			t.judged()

@@ -44,7 +44,7 @@ func checkClientCancelsAbandoned(j *ClientJ) Finding {
 		}
 		for _, r := range v.requests {
 			answered := r.resp != nil && (end < 0 || r.respSeq < end)
-			if answered || unawaited[r.msg.Method] || !v.isCall(r, j.Version) {
+			if answered || unawaited[r.msg.Method] || !v.isCall(r, j.Version) || v.refusedOverHTTP(r.seq) {
 				continue
 			}
 			switch {
