@@ -145,20 +145,28 @@ func TestFaultyClientThroughTheCommand(t *testing.T) {
 			if c.version != "" {
 				args = append(args, "--protocol-version", c.version)
 			}
-			r, rep := clientReport(t, append(args, "--", bin, "-fault", c.fault)...)
-			code := exitNonconformant
-			if c.want == reports.Warn {
-				code = exitConformant
-			}
-			if r.code != code {
-				t.Errorf("exit %d, want %d; problems %q", r.code, code, problems(rep))
-			}
-			if !slices.ContainsFunc(rep.Results, func(res reports.Result) bool {
-				return res.Requirement == c.breaks && res.Verdict == c.want && res.Quote != ""
-			}) {
-				t.Errorf("no %s quoting %s; problems %q", c.want, c.breaks, problems(rep))
-			}
+			expectBroken(t, append(args, "--", bin, "-fault", c.fault), c.breaks, c.want)
 		})
+	}
+}
+
+// expectBroken runs `mcpconform client` with args and expects the
+// requirement broken at the verdict want, quoting its sentence, and the
+// exit code that goes with it (a warning leaves the run conformant).
+func expectBroken(t *testing.T, args []string, breaks string, want reports.Verdict) {
+	t.Helper()
+	r, rep := clientReport(t, args...)
+	code := exitNonconformant
+	if want == reports.Warn {
+		code = exitConformant
+	}
+	if r.code != code {
+		t.Errorf("exit %d, want %d; problems %q", r.code, code, problems(rep))
+	}
+	if !slices.ContainsFunc(rep.Results, func(res reports.Result) bool {
+		return res.Requirement == breaks && res.Verdict == want && res.Quote != ""
+	}) {
+		t.Errorf("no %s quoting %s; problems %q", want, breaks, problems(rep))
 	}
 }
 
@@ -324,19 +332,7 @@ func TestFaultyClientOverHTTPThroughTheCommand(t *testing.T) {
 		{"http-no-delete", "initialize", "HTTP-42", reports.Warn}, // a SHOULD
 	} {
 		t.Run(c.fault, func(t *testing.T) {
-			r, rep := clientReport(t, "--transport", "http", "--scenario", c.scenario, "--", bin, "-fault", c.fault)
-			code := exitNonconformant
-			if c.want == reports.Warn {
-				code = exitConformant
-			}
-			if r.code != code {
-				t.Errorf("exit %d, want %d; problems %q", r.code, code, problems(rep))
-			}
-			if !slices.ContainsFunc(rep.Results, func(res reports.Result) bool {
-				return res.Requirement == c.breaks && res.Verdict == c.want && res.Quote != ""
-			}) {
-				t.Errorf("no %s quoting %s; problems %q", c.want, c.breaks, problems(rep))
-			}
+			expectBroken(t, []string{"--transport", "http", "--scenario", c.scenario, "--", bin, "-fault", c.fault}, c.breaks, c.want)
 		})
 	}
 	if r := runCLI(t, "client", "--transport", "http", "--scenario", "shutdown", "--", bin); r.code != exitUsage || !strings.Contains(r.stderr, "stdio only") {

@@ -50,30 +50,38 @@ func clientRun(t *testing.T, bin string, flags []string, scenario, version, ctxJ
 	if version != "" {
 		cmd.Env = append(cmd.Env, "MCP_CONFORMANCE_PROTOCOL_VERSION="+version)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(ctxJSON), Class: evidence.ClassConformance}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		sc.Client.Stopped = "the test's deadline passed"
-	case err == nil:
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown}
-	case errors.As(err, &exitErr):
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown, Code: exitErr.ExitCode()}
-	default:
-		t.Fatalf("running the client: %v", err)
-	}
-	if tail := strings.TrimSpace(stderr.String()); tail != "" {
-		sc.Client.StderrTail = strings.Split(tail, "\n")
-	}
+	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(ctxJSON), Class: evidence.ClassConformance,
+		Client: runClient(ctx, t, cmd)}
 	spawns, err := clientrun.ReadSpawns(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Spawns = spawns
 	return &evidence.ClientRun{Format: 1, Transport: evidence.TransportStdio, Command: append([]string{bin}, flags...), Scenarios: []*evidence.ScenarioRun{sc}}
+}
+
+// runClient runs the client command and says how it ended.
+func runClient(ctx context.Context, t *testing.T, cmd *exec.Cmd) evidence.ClientProcess {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var c evidence.ClientProcess
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		c.Stopped = "the test's deadline passed"
+	case err == nil:
+		c.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown}
+	case errors.As(err, &exitErr):
+		c.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown, Code: exitErr.ExitCode()}
+	default:
+		t.Fatalf("running the client: %v", err)
+	}
+	if tail := strings.TrimSpace(stderr.String()); tail != "" {
+		c.StderrTail = strings.Split(tail, "\n")
+	}
+	return c
 }
 
 // clientRunHTTP runs the faulty client once over Streamable HTTP, given
@@ -103,24 +111,8 @@ func clientRunHTTP(t *testing.T, bin string, flags []string, scenario, version s
 	if version != "" {
 		cmd.Env = append(cmd.Env, "MCP_CONFORMANCE_PROTOCOL_VERSION="+version)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(fmt.Sprintf(`{"name":%q}`, scenario)), Class: evidence.ClassConformance}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		sc.Client.Stopped = "the test's deadline passed"
-	case err == nil:
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown}
-	case errors.As(err, &exitErr):
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown, Code: exitErr.ExitCode()}
-	default:
-		t.Fatalf("running the client: %v", err)
-	}
-	if tail := strings.TrimSpace(stderr.String()); tail != "" {
-		sc.Client.StderrTail = strings.Split(tail, "\n")
-	}
+	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(fmt.Sprintf(`{"name":%q}`, scenario)), Class: evidence.ClassConformance,
+		Client: runClient(ctx, t, cmd)}
 	if sp := mock.Close(); sp != nil {
 		sc.Spawns = []*evidence.Spawn{sp}
 	}
