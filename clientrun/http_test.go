@@ -195,3 +195,23 @@ func TestSSESplitter(t *testing.T) {
 		})
 	}
 }
+
+func TestInteropAndResilienceOverHTTP(t *testing.T) {
+	for _, v := range LegalVariantsOn(evidence.TransportHTTP) {
+		if v.Name == "http-protected" || v.Name == "http-session-expires" || !strings.HasPrefix(v.Name, "http-") {
+			t.Errorf("interoperability over HTTP meets %s", v.Name)
+		}
+	}
+	faults := MockFaultsOn(evidence.TransportHTTP)
+	if len(faults) == 0 {
+		t.Fatal("no fault over HTTP")
+	}
+	for _, f := range faults {
+		if !strings.HasPrefix(f.Name, "http-") {
+			t.Errorf("resilience over HTTP meets %s, a fault of the stdio mock", f.Name)
+		}
+	}
+	if !garbles("http-request-text-plain") || garbles("http-no-priming") {
+		t.Error("garbles: JSON under text/plain is not on record as a message; a missing priming event loses nothing")
+	}
+}

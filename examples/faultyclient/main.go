@@ -420,6 +420,11 @@ func (c *client) answer(m *wire.Message) {
 		c.write(obj{"jsonrpc": "2.0", "id": m.ID, "error": obj{"code": code, "message": msg}})
 	}
 	declared := func(name string) bool { _, ok := c.caps[name]; return ok }
+	if c.modern && c.http != nil {
+		// "The client MUST NOT send JSON-RPC responses" over Streamable
+		// HTTP in 2026-07-28: a request of the server goes unanswered.
+		return
+	}
 	switch m.Method {
 	case "ping":
 		switch c.fault {

@@ -371,7 +371,10 @@ func checkClientSessionExpired(j *ClientJ) Finding {
 		xs := v.exchanges()
 		for i, x := range xs {
 			dead := x.SessionID()
-			if x.Request == nil || dead == "" || x.Status() != 404 || x.Method() == "DELETE" || requestPath(x) != v.endpoint() {
+			// A 404 to a GET is not judged: a server without the GET
+			// stream that answers 404 instead of 405 says nothing of the
+			// session.
+			if x.Request == nil || dead == "" || x.Status() != 404 || x.Method() != "POST" || requestPath(x) != v.endpoint() {
 				continue
 			}
 			t.judged()
