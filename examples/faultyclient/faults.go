@@ -118,6 +118,8 @@ var httpFaults = []Fault{
 		Description: "negotiates 2025-11-25, then sends MCP-Protocol-Version: 2025-06-18 on its POSTs (a version the server also serves)"},
 	{Name: "http-wrong-mcp-method", Breaks: []string{"HTTP-41"}, Scenario: "request-metadata", Version: "2026-07-28", HTTP: true,
 		Description: "sends Mcp-Method: tools/call on its requests after server/discover (tools/list on a tools/call; the server refuses them with -32020)"},
+	{Name: "http-responses-in-modern", Breaks: []string{"HTTP-43"}, Scenario: "request-metadata", Version: "2026-07-28", HTTP: true, Server: []string{"--fault", "http-request-on-stream"},
+		Description: "in 2026-07-28 answers the ping a faulty server sends on a response stream, posting a response"},
 	{Name: "http-get-accept-json", Breaks: []string{"HTTP-36"}, Scenario: "initialize", HTTP: true,
 		Description: "opens its GET stream with Accept: application/json"},
 	{Name: "http-no-renew", Breaks: []string{"HTTP-38"}, Scenario: "session-expiry", HTTP: true, Server: []string{"--variant", "http-session-expires"},

@@ -423,6 +423,9 @@ func (c *client) answer(m *wire.Message) {
 	if c.modern && c.http != nil {
 		// "The client MUST NOT send JSON-RPC responses" over Streamable
 		// HTTP in 2026-07-28: a request of the server goes unanswered.
+		if c.fault == "http-responses-in-modern" {
+			c.write(obj{"jsonrpc": "2.0", "id": m.ID, "result": obj{"resultType": "complete"}})
+		}
 		return
 	}
 	switch m.Method {

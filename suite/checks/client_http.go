@@ -69,6 +69,11 @@ func clientHTTPChecks() []*ClientCheck {
 			Judge:       checkClientMethodHeaders,
 		},
 		{
+			ID: "client-http-no-responses", Requirement: "HTTP-43", Area: "http", Transport: evidence.TransportHTTP,
+			Description: "in 2026-07-28 the client posts requests and notifications, never a response",
+			Judge:       checkClientHTTPNoResponses,
+		},
+		{
 			ID: "client-http-deletes-session", Requirement: "HTTP-42", Area: "http", Transport: evidence.TransportHTTP,
 			Description: "a client that ends with a session open ends it with a DELETE carrying its id",
 			Flags:       []string{"heuristic"},
@@ -565,4 +570,21 @@ func checkClientDeletesSession(j *ClientJ) Finding {
 		}
 	})
 	return t.finding(fmt.Sprintf("the client ended every session it left with a DELETE (%d)", t.n), "the server gave no session id")
+}
+
+func checkClientHTTPNoResponses(j *ClientJ) Finding {
+	t := &tally{}
+	j.eachRequest(func(v *spawnView, x *evidence.HTTPExchange) {
+		if x.Method() != "POST" || len(x.Sent) == 0 {
+			return
+		}
+		t.judged()
+		for _, m := range x.Sent {
+			if m.Kind() == wire.KindResponse {
+				t.violate(v.at(x.SentSeq), "a POST carrying a response (id %s): %s", clipJSON(m.ID, 40), quoteBytes(entryData(v, x.SentSeq), 80))
+				return
+			}
+		}
+	})
+	return t.finding(fmt.Sprintf("every POST carried a request or a notification (%d)", t.n), "the client posted no message")
 }
