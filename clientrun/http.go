@@ -41,6 +41,7 @@ type HTTPMock struct {
 	handler *mockserver.HTTPHandler
 	srv     *http.Server
 	served  chan struct{}
+	busy    sync.WaitGroup // the exchanges being answered
 	mu      sync.Mutex
 	n       int // exchanges so far
 }
@@ -91,6 +92,7 @@ func (m *HTTPMock) Close() *evidence.Spawn {
 	_ = m.srv.Close()
 	<-m.served
 	m.handler.Close()
+	m.busy.Wait() // each records how its exchange ended
 	m.tr.Finish()
 	m.mu.Lock()
 	n := m.n
@@ -105,6 +107,8 @@ func (m *HTTPMock) Close() *evidence.Spawn {
 
 // ServeHTTP records one exchange and has the mock answer it.
 func (m *HTTPMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.busy.Add(1)
+	defer m.busy.Done()
 	m.mu.Lock()
 	m.n++
 	n := m.n
