@@ -332,8 +332,8 @@ func checkClientSessionID(j *ClientJ) Finding {
 	any := false
 	j.each(func(v *spawnView) {
 		sessionEvents(v, func(x *evidence.HTTPExchange, known map[string]bool) {
-			if len(known) == 0 {
-				return
+			if len(known) == 0 || requestPath(x) != v.endpoint() {
+				return // a request elsewhere (a metadata document) is no request of the session
 			}
 			any = true
 			id := x.SessionID()
@@ -421,7 +421,7 @@ func checkClientVersionHeader(j *ClientJ) Finding {
 		}
 		for _, x := range v.exchanges() {
 			switch {
-			case x.Request == nil:
+			case x.Request == nil || requestPath(x) != v.endpoint():
 				continue
 			case modern && x.Method() != "POST":
 				continue
@@ -446,7 +446,7 @@ func checkClientVersionHeaderValue(j *ClientJ) Finding {
 	modern := j.Version == wire.Modern
 	j.eachRequest(func(v *spawnView, x *evidence.HTTPExchange) {
 		got, ok := x.RequestHeader("MCP-Protocol-Version")
-		if !ok || isInitialize(x) {
+		if !ok || isInitialize(x) || requestPath(x) != v.endpoint() {
 			return
 		}
 		want := v.negotiated()
