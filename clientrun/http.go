@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -44,6 +45,13 @@ type HTTPMock struct {
 	busy    sync.WaitGroup // the exchanges being answered
 	mu      sync.Mutex
 	n       int // exchanges so far
+	// notify are the notifications sent on a session's GET stream after
+	// the first response that follows its notifications/initialized;
+	// ready and notified hold the sessions where that came and where
+	// they went.
+	notify   []string
+	ready    map[string]bool
+	notified map[string]bool
 }
 
 // StartHTTPMock serves the recording mock set up by c on 127.0.0.1, on a
@@ -65,7 +73,8 @@ func StartHTTPMock(ctx context.Context, c MockConfig) (*HTTPMock, error) {
 		h.Close()
 		return nil, err
 	}
-	m := &HTTPMock{URL: "http://" + ln.Addr().String() + "/mcp", tr: transcript.New(time.Now(), transcript.Limits{}), handler: h, served: make(chan struct{})}
+	m := &HTTPMock{URL: "http://" + ln.Addr().String() + "/mcp", tr: transcript.New(time.Now(), transcript.Limits{}), handler: h, served: make(chan struct{}),
+		notify: c.Notify, ready: map[string]bool{}, notified: map[string]bool{}}
 	m.srv = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(m.served)
@@ -79,8 +88,8 @@ func (c MockConfig) stdioOnly() string {
 	switch {
 	case c.IgnoreEOF || c.IgnoreSIGTERM:
 		return "stdio only: the scenario judges how the client ends a server process"
-	case len(c.Ask) > 0 || len(c.Notify) > 0 || c.HoldAnswers || c.CounterOffer != "":
-		return "stdio only: the recording mock sends its own messages over stdio alone"
+	case len(c.Ask) > 0 || c.HoldAnswers || c.CounterOffer != "":
+		return "stdio only: the recording mock asks the client over stdio alone"
 	}
 	return ""
 }
@@ -133,6 +142,36 @@ func (m *HTTPMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		why = "the client closed the connection"
 	}
 	rw.finish(why)
+	if r.Method == http.MethodPost {
+		m.afterPost(r.Header.Get("Mcp-Session-Id"), body, rw.status)
+	}
+}
+
+// afterPost sends the scenario's notifications on a session's GET stream
+// once a request posted after its notifications/initialized has been
+// answered, as the stdio recording mock sends them after the first
+// response that follows.
+func (m *HTTPMock) afterPost(session string, body []byte, status int) {
+	if len(m.notify) == 0 || session == "" {
+		return
+	}
+	msgs, _ := wire.DecodeLine(body)
+	m.mu.Lock()
+	send := false
+	for _, msg := range msgs {
+		switch {
+		case msg.Method == "notifications/initialized":
+			m.ready[session] = true
+		case msg.Kind() == wire.KindRequest && status == http.StatusOK && m.ready[session] && !m.notified[session]:
+			m.notified[session], send = true, true
+		}
+	}
+	m.mu.Unlock()
+	if send {
+		for _, method := range m.notify {
+			m.handler.Notify(session, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, method)))
+		}
+	}
 }
 
 // fields is a header as the transcript keeps it, its names sorted (Go's

@@ -1,7 +1,11 @@
 package clientrun
 
 import (
+	"bufio"
+	"context"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,6 +128,38 @@ func TestRunOverHTTPSessionExpiry(t *testing.T) {
 	}
 }
 
+// TestRunOverHTTPSendsListChanged: in list-changed the mock sends
+// notifications/tools/list_changed on the session's GET stream after the
+// first answer that follows initialized, and records it there.
+func TestRunOverHTTPSendsListChanged(t *testing.T) {
+	mock, err := StartHTTPMock(context.Background(), MockConfig{Scenario: "list-changed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &testHTTPClient{t: t, url: mock.URL}
+	c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	stream := c.get()
+	c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if got := stream.next(); !strings.Contains(got, "notifications/tools/list_changed") {
+		t.Errorf("the GET stream carried %q, want notifications/tools/list_changed", got)
+	}
+	stream.close()
+	sp := mock.Close()
+	if sp == nil {
+		t.Fatal("nothing recorded")
+	}
+	found := false
+	for _, e := range sp.Transcript.Entries() {
+		for _, m := range e.Msgs {
+			found = found || e.Dir == transcript.Recv && m.Method == "notifications/tools/list_changed"
+		}
+	}
+	if !found {
+		t.Error("the notification is not on record")
+	}
+}
+
 func TestRunOverHTTPNeverConnecting(t *testing.T) {
 	cfg := httpConfig("x", "initialize")
 	cfg.Command = []string{os.Args[0], "fake-client", "never-spawn"}
@@ -145,13 +181,15 @@ func TestPlanOverHTTP(t *testing.T) {
 	for _, sc := range plan {
 		names = append(names, sc.Name)
 	}
-	for _, stdio := range []string{"shutdown", "server-requests", "list-changed"} {
+	for _, stdio := range []string{"shutdown", "server-requests"} {
 		if slices.Contains(names, stdio) {
 			t.Errorf("the HTTP plan has %s, a stdio-only scenario", stdio)
 		}
 	}
-	if !slices.Contains(names, "session-expiry") {
-		t.Errorf("the HTTP plan lacks session-expiry: %v", names)
+	for _, http := range []string{"session-expiry", "list-changed"} {
+		if !slices.Contains(names, http) {
+			t.Errorf("the HTTP plan lacks %s: %v", http, names)
+		}
 	}
 	stdio, _ := Plan(Config{})
 	for _, sc := range stdio {
@@ -215,3 +253,67 @@ func TestInteropAndResilienceOverHTTP(t *testing.T) {
 		t.Error("garbles: JSON under text/plain is not on record as a message; a missing priming event loses nothing")
 	}
 }
+
+// testHTTPClient speaks to an HTTPMock from the test.
+type testHTTPClient struct {
+	t       *testing.T
+	url     string
+	session string
+}
+
+func (c *testHTTPClient) request(method, body string) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.url, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		c.session = id
+	}
+	return resp
+}
+
+// post posts a message and reads its whole answer.
+func (c *testHTTPClient) post(body string) {
+	c.t.Helper()
+	resp := c.request(http.MethodPost, body)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+// testStream is an open GET stream.
+type testStream struct {
+	resp *http.Response
+	sc   *bufio.Scanner
+}
+
+func (c *testHTTPClient) get() *testStream {
+	c.t.Helper()
+	resp := c.request(http.MethodGet, "")
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("GET: status %d", resp.StatusCode)
+	}
+	return &testStream{resp: resp, sc: bufio.NewScanner(resp.Body)}
+}
+
+// next returns the data of the next event that has some.
+func (s *testStream) next() string {
+	for s.sc.Scan() {
+		if data, ok := strings.CutPrefix(s.sc.Text(), "data: "); ok && data != "" {
+			return data
+		}
+	}
+	return ""
+}
+
+func (s *testStream) close() { s.resp.Body.Close() }

@@ -601,6 +601,24 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	s.conn.listen(w, r)
 }
 
+// Notify sends data, a notification of the server's own, on the GET
+// stream of the session named (kept for it until the client opens one,
+// as the mock's own notifications are), and reports whether the session
+// exists. A recording mock uses it for the notifications a scenario
+// needs sent.
+func (h *HTTPHandler) Notify(sessionID string, data []byte) bool {
+	h.mu.Lock()
+	s := h.sessions[sessionID]
+	h.mu.Unlock()
+	if s == nil || sessionID == "" {
+		return false
+	}
+	s.conn.mu.Lock()
+	defer s.conn.mu.Unlock()
+	s.conn.toGet(bytes.Clone(data))
+	return true
+}
+
 // expire ends session s, the first one, when --variant
 // http-session-expires asks for it, and reports whether it did.
 func (h *HTTPHandler) expire(s *httpSession) bool {

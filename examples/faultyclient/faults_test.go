@@ -267,6 +267,7 @@ var correctHTTP = []struct {
 	{"initialize", "", []string{"--variant", "http-stateless"}},
 	{"resources", "", nil},
 	{"prompts", "", nil},
+	{"list-changed", "", nil},
 	{"session-expiry", "", []string{"--variant", "http-session-expires"}},
 	{"request-metadata", "2026-07-28", nil},
 	{"sep-2322-client-request-state", "2026-07-28", []string{"--variant", "input-required-retry"}},
