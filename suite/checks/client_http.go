@@ -95,7 +95,7 @@ func checkClientConnects(j *ClientJ) Finding {
 	return neverStarted(j, "sent a request to the URL it was given", "sending a request to the URL it was given")
 }
 
-// httpExchanges indexes a spawn's HTTP exchanges once.
+// exchanges returns a spawn's HTTP exchanges, indexed once.
 func (v *spawnView) exchanges() []*evidence.HTTPExchange {
 	if v.xs == nil {
 		v.xs = v.p.HTTPExchanges()
@@ -294,7 +294,8 @@ func isInitialize(x *evidence.HTTPExchange) bool {
 	return x.Method() == "POST" && len(x.Sent) == 1 && x.Sent[0].Method == "initialize"
 }
 
-// issued returns the session id the response to an initialize gave, "".
+// issued returns the session id the response to an initialize gave, or
+// "".
 func issued(x *evidence.HTTPExchange) string {
 	if !isInitialize(x) || x.Status() < 200 || x.Status() > 299 {
 		return ""
@@ -329,13 +330,13 @@ func sessionEvents(v *spawnView, f func(x *evidence.HTTPExchange, known map[stri
 
 func checkClientSessionID(j *ClientJ) Finding {
 	t := &tally{}
-	any := false
+	gave := false
 	j.each(func(v *spawnView) {
 		sessionEvents(v, func(x *evidence.HTTPExchange, known map[string]bool) {
 			if len(known) == 0 || requestPath(x) != v.endpoint() {
 				return // a request elsewhere (a metadata document) is no request of the session
 			}
-			any = true
+			gave = true
 			id := x.SessionID()
 			switch {
 			case isInitialize(x) && id == "":
@@ -352,7 +353,7 @@ func checkClientSessionID(j *ClientJ) Finding {
 		})
 	})
 	nothing := "the server gave no session id"
-	if any {
+	if gave {
 		nothing = "the client sent no request after the server gave its session id"
 	}
 	return t.finding(fmt.Sprintf("every request after initialization carried the session id (%d)", t.n), nothing)
@@ -471,7 +472,9 @@ func checkClientVersionHeaderValue(j *ClientJ) Finding {
 	return t.finding(fmt.Sprintf("every MCP-Protocol-Version named the version in use (%d)", t.n), "no request carried MCP-Protocol-Version with a version to compare it with")
 }
 
-// sentinel is the Base64 form of a header value: =?base64?...?=.
+// decodeSentinel decodes a header value in the Base64 sentinel form
+// (=?base64?...?=); any other value is returned as it is. It reports
+// whether the value was well formed.
 func decodeSentinel(v string) (string, bool) {
 	if !strings.HasPrefix(v, "=?base64?") || !strings.HasSuffix(v, "?=") || len(v) < len("=?base64??=") {
 		return v, true
