@@ -294,6 +294,14 @@ func isInitialize(x *evidence.HTTPExchange) bool {
 	return x.Method() == "POST" && len(x.Sent) == 1 && x.Sent[0].Method == "initialize"
 }
 
+// opensHandshake reports whether an exchange posted a message of the
+// handshake era's opening (initialize, notifications/initialized): a
+// client falling back from 2026-07-28 sends them under the earlier
+// revisions' rules, not under the per-request headers of 2026-07-28.
+func opensHandshake(x *evidence.HTTPExchange) bool {
+	return len(x.Sent) == 1 && (x.Sent[0].Method == "initialize" || x.Sent[0].Method == "notifications/initialized")
+}
+
 // issued returns the session id the response to an initialize gave, or
 // "".
 func issued(x *evidence.HTTPExchange) string {
@@ -424,7 +432,7 @@ func checkClientVersionHeader(j *ClientJ) Finding {
 			switch {
 			case x.Request == nil || requestPath(x) != v.endpoint():
 				continue
-			case modern && x.Method() != "POST":
+			case modern && (x.Method() != "POST" || opensHandshake(x)):
 				continue
 			case !modern && (done < 0 || x.RequestSeq < done || isInitialize(x)):
 				continue
@@ -492,7 +500,7 @@ var nameSources = map[string]string{"tools/call": "name", "prompts/get": "name",
 func checkClientMethodHeaders(j *ClientJ) Finding {
 	t := &tally{}
 	j.eachRequest(func(v *spawnView, x *evidence.HTTPExchange) {
-		if x.Method() != "POST" || len(x.Sent) != 1 || x.Sent[0].Kind() != wire.KindRequest {
+		if x.Method() != "POST" || len(x.Sent) != 1 || x.Sent[0].Kind() != wire.KindRequest || opensHandshake(x) {
 			return
 		}
 		m := x.Sent[0]
