@@ -13,6 +13,12 @@
 // Report judges it with the checks it is given (checks.JudgeScenario), so
 // that this package does not depend on the suite.
 //
+// Over Streamable HTTP (Config.Transport evidence.TransportHTTP) the client
+// gets no MCP_CONFORMANCE_SERVER_COMMAND: each scenario run serves the
+// same mock in this process on 127.0.0.1 (StartHTTPMock) and appends its
+// URL to the client's argv, the official suite's form; every HTTP exchange
+// is recorded into one spawn, as server runs record theirs.
+//
 //	run, err := clientrun.Run(ctx, clientrun.Config{
 //		Command: []string{"./my-client"},
 //		Mock:    []string{mcpconformPath, "mock"},

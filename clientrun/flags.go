@@ -22,8 +22,10 @@ import (
 // RegisterFlags defines on fs the flags of `mcpconform client` that
 // configure a run, with the command's defaults: --scenario,
 // --protocol-version, --env, --cwd, --parallel, --scenario-timeout,
-// --interop and --resilience. CheckFlags checks what they were given.
+// --interop, --resilience and --transport. CheckFlags checks what they
+// were given.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Transport, "transport", evidence.TransportStdio, "how the client reaches the mock: `stdio` (it starts MCP_CONFORMANCE_SERVER_COMMAND) or http (Streamable HTTP: the mock's URL is its last argument)")
 	fs.Var(cliflag.List{Values: &c.Scenarios, Example: "--scenario initialize,tools_call"}, "scenario", "run only the scenarios `NAME`d (comma-separated or repeated; see --list)")
 	fs.Var(cliflag.List{Values: &c.Versions, Example: "--protocol-version 2025-06-18"}, "protocol-version", "run each scenario once per protocol `VERSION` asked of the client (MCP_CONFORMANCE_PROTOCOL_VERSION; comma-separated or repeated; default: none asked, the SDK's newest)")
 	fs.Var((*cliflag.Env)(&c.Env), "env", "add `KEY=VALUE` to the client's environment (repeatable; it inherits mcpconform's)")
@@ -56,11 +58,21 @@ func (c *Config) CheckFlags(interactive bool, interactiveTimeout time.Duration) 
 	if interactiveTimeout < 0 {
 		return fmt.Errorf("--interactive-timeout %s: must not be negative", interactiveTimeout)
 	}
+	transport := c.Transport
+	if transport == "" {
+		transport = evidence.TransportStdio
+	}
+	if transport != evidence.TransportStdio && transport != evidence.TransportHTTP {
+		return fmt.Errorf("--transport %s: want stdio or http", transport)
+	}
+	if interactive && transport != evidence.TransportStdio {
+		return errors.New("--interactive records a host that starts the mock over stdio: leave --transport out")
+	}
 	if c.Interop && c.Variants == nil {
-		c.Variants = LegalVariants()
+		c.Variants = LegalVariantsOn(transport)
 	}
 	if c.Resilience && c.Faults == nil {
-		c.Faults = MockFaults()
+		c.Faults = MockFaultsOn(transport)
 	}
 	if c.Parallel < 1 {
 		return fmt.Errorf("--parallel %d: at least one client must run; write e.g. --parallel 2", c.Parallel)
@@ -74,19 +86,23 @@ func (c *Config) CheckFlags(interactive bool, interactiveTimeout time.Duration) 
 		}
 	}
 	for _, name := range c.Scenarios {
-		if _, ok := ScenarioNamed(name); !ok {
+		sc, ok := ScenarioNamed(name)
+		if !ok {
 			return fmt.Errorf("--scenario %s: no such scenario (mcpconform client --list lists them)", name)
+		}
+		if why := sc.NotOn(transport); why != "" {
+			return fmt.Errorf("--scenario %s: not over %s: %s", name, transport, why)
 		}
 	}
 	return nil
 }
 
 // WriteScenarios writes the scenario catalogue to w, one line each: its
-// name, whether the official suite has it, the version it is bound to and
-// what the client does in it.
+// name, whether the official suite has it, the version it is bound to,
+// the transports it runs over and what the client does in it.
 func WriteScenarios(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tORIGIN\tVERSION\tWHAT THE CLIENT DOES")
+	fmt.Fprintln(tw, "SCENARIO\tORIGIN\tVERSION\tTRANSPORT\tWHAT THE CLIENT DOES")
 	for _, sc := range Scenarios() {
 		origin, v := "mcpconform", sc.Version
 		if sc.Official {
@@ -98,7 +114,14 @@ func WriteScenarios(w io.Writer) error {
 		if sc.DefaultVersion != "" {
 			v = "any (" + sc.DefaultVersion + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sc.Name, origin, v, sc.Summary)
+		over := "stdio, http"
+		switch {
+		case sc.NotOn(evidence.TransportHTTP) != "":
+			over = "stdio"
+		case sc.NotOn(evidence.TransportStdio) != "":
+			over = "http"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sc.Name, origin, v, over, sc.Summary)
 	}
 	return tw.Flush()
 }

@@ -165,7 +165,11 @@ func (r *recorder) emit(line []byte) {
 // records it, then exits 143 unless IgnoreSIGTERM), so it is meant for a
 // process of its own.
 func ServeRecording(c MockConfig, stdin io.Reader, stdout, stderr io.Writer) int {
-	c, opts, err := c.resolve()
+	if c.EvidenceDir == "" {
+		fmt.Fprintln(stderr, "mcpconform mock: the recording mock needs --evidence DIR")
+		return 2
+	}
+	c, opts, err := c.setup()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform mock: %v\n", err)
 		return 2
@@ -249,13 +253,10 @@ func ServeRecording(c MockConfig, stdin io.Reader, stdout, stderr io.Writer) int
 	return 0
 }
 
-// resolve adds the scenario's setup to c and builds the mock server's
+// setup adds the scenario's setup to c and builds the mock server's
 // options.
-func (c MockConfig) resolve() (MockConfig, mockserver.Options, error) {
+func (c MockConfig) setup() (MockConfig, mockserver.Options, error) {
 	var opts mockserver.Options
-	if c.EvidenceDir == "" {
-		return c, opts, fmt.Errorf("the recording mock needs --evidence DIR")
-	}
 	if c.Scenario != "" {
 		sc, ok := ScenarioNamed(c.Scenario)
 		if !ok {
@@ -290,7 +291,7 @@ func (c MockConfig) resolve() (MockConfig, mockserver.Options, error) {
 	if err := mockserver.CheckFaultNames(c.Faults); err != nil {
 		return c, opts, err
 	}
-	if err := mockserver.ValidateVariants(c.Variants); err != nil {
+	if err := validateVariants(c.Variants); err != nil {
 		return c, opts, err
 	}
 	opts.Faults, opts.Variants = c.Faults, c.Variants

@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 			os.Exit(MockMain(os.Args[2:]))
 		case "fake-client":
 			os.Exit(fakeClient(os.Args[2:]))
+		case "fake-http-client":
+			os.Exit(fakeHTTPClient(os.Args[2:]))
 		}
 	}
 	os.Exit(m.Run())

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/evidence"
-	"github.com/mcpconform/mcpconform/mockserver"
 	"github.com/mcpconform/mcpconform/transcript"
 	"github.com/mcpconform/mcpconform/transport"
 )
@@ -41,8 +40,15 @@ type Config struct {
 	// the user runs, with its toolchain and settings).
 	Env []string
 	// Mock is the argv that starts the recording mock, without its
-	// flags: typically the mcpconform executable and "mock".
+	// flags: typically the mcpconform executable and "mock". Over HTTP
+	// the mock is served in this process and Mock is not used.
 	Mock []string
+	// Transport is how the client reaches the mock: evidence.TransportStdio
+	// ("" too), the client starts it from MCP_CONFORMANCE_SERVER_COMMAND,
+	// or evidence.TransportHTTP, the client is given the URL of a mock
+	// served on 127.0.0.1 as its last argument (and no
+	// MCP_CONFORMANCE_SERVER_COMMAND).
+	Transport string
 	// Scenarios selects scenarios by name (nil: every one).
 	Scenarios []string
 	// Versions are the protocol versions to ask for
@@ -101,6 +107,10 @@ func Plan(cfg Config) ([]*evidence.ScenarioRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	picked, err = onTransport(picked, cfg.Transport, len(cfg.Scenarios) > 0)
+	if err != nil {
+		return nil, err
+	}
 	versions := cfg.Versions
 	if len(versions) == 0 {
 		versions = []string{""}
@@ -114,7 +124,7 @@ func Plan(cfg Config) ([]*evidence.ScenarioRun, error) {
 	if cfg.Resilience {
 		for _, f := range cfg.Faults {
 			sc, ok := ScenarioNamed(f.Scenario)
-			if !ok || (len(cfg.Scenarios) > 0 && !slices.Contains(cfg.Scenarios, sc.Name)) {
+			if !ok || (len(cfg.Scenarios) > 0 && !slices.Contains(cfg.Scenarios, sc.Name)) || sc.NotOn(cfg.Transport) != "" {
 				continue
 			}
 			for _, v := range scenarioVersions(sc, versions) {
@@ -151,7 +161,7 @@ func InteropPlan(done []*evidence.ScenarioRun, variants []VariantRun) []*evidenc
 			if len(vr.Versions) > 0 && !slices.ContainsFunc(used, func(v string) bool { return slices.Contains(vr.Versions, v) }) {
 				continue
 			}
-			if slices.Contains(sc.Unfit, vr.Name) || mockserver.ValidateVariants(append(slices.Clone(sc.Mock.Variants), vr.Name)) != nil {
+			if slices.Contains(sc.Unfit, vr.Name) || validateVariants(append(slices.Clone(sc.Mock.Variants), vr.Name)) != nil {
 				continue // it cannot be combined with what the scenario's mock does
 			}
 			r := newRun(sc, c.Version, evidence.ClassInteroperability)
@@ -219,7 +229,7 @@ func Run(ctx context.Context, cfg Config) (*evidence.ClientRun, error) {
 	if len(cfg.Command) == 0 {
 		return nil, errors.New("no client command")
 	}
-	if len(cfg.Mock) == 0 {
+	if len(cfg.Mock) == 0 && !isHTTP(cfg.Transport) {
 		return nil, errors.New("no recording mock command")
 	}
 	plan, err := Plan(cfg)
@@ -237,8 +247,12 @@ func Run(ctx context.Context, cfg Config) (*evidence.ClientRun, error) {
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
+	transport := evidence.TransportStdio
+	if isHTTP(cfg.Transport) {
+		transport = evidence.TransportHTTP
+	}
 	run := &evidence.ClientRun{
-		Format: 1, Tool: cfg.Tool, Transport: evidence.TransportStdio,
+		Format: 1, Tool: cfg.Tool, Transport: transport,
 		Command: slices.Clone(cfg.Command), Started: time.Now(), Scenarios: plan,
 	}
 	execute(ctx, cfg, plan, work, parallel, 0)
@@ -308,14 +322,30 @@ func MockArgv(mock []string, sc *evidence.ScenarioRun, dir string) []string {
 	return argv
 }
 
+// mockConfigOf is the recording mock's setup for a scenario run, as
+// MockArgv gives it to a mock of its own process.
+func mockConfigOf(sc *evidence.ScenarioRun) MockConfig {
+	c := MockConfig{Scenario: sc.Name, ProtocolVersion: sc.Version}
+	if sc.Variant != "" {
+		c.Variants = []string{sc.Variant}
+	}
+	if sc.Fault != "" {
+		c.Faults = []string{sc.Fault}
+	}
+	return c
+}
+
 // ContractEnv is the contract's environment for a scenario run whose
-// recording mock is started by mockArgv.
+// recording mock is started by mockArgv (nil over HTTP: the client is
+// given the mock's URL as its last argument instead).
 func ContractEnv(sc *evidence.ScenarioRun, mockArgv []string) []string {
-	server, _ := json.Marshal(mockArgv)
 	env := []string{
 		EnvScenario + "=" + sc.Name,
 		EnvContext + "=" + string(sc.Context),
-		EnvServerCommand + "=" + string(server),
+	}
+	if mockArgv != nil {
+		server, _ := json.Marshal(mockArgv)
+		env = append(env, EnvServerCommand+"="+string(server))
 	}
 	if sc.Version != "" {
 		env = append(env, EnvProtocolVersion+"="+sc.Version)
@@ -337,12 +367,29 @@ func runScenario(ctx context.Context, cfg Config, sc *evidence.ScenarioRun, dir 
 	if grace <= 0 {
 		grace = 2 * time.Second
 	}
-	env := clientEnv(cfg.Env, ContractEnv(sc, MockArgv(cfg.Mock, sc, dir)))
+	argv := cfg.Command
+	var env []string
+	var mock *HTTPMock
+	if isHTTP(cfg.Transport) {
+		var err error
+		mock, err = StartHTTPMock(ctx, mockConfigOf(sc))
+		if err != nil {
+			sc.Client.StartError = "starting the recording mock: " + err.Error()
+			return
+		}
+		argv = append(slices.Clone(cfg.Command), mock.URL)
+		env = clientEnv(cfg.Env, ContractEnv(sc, nil))
+	} else {
+		env = clientEnv(cfg.Env, ContractEnv(sc, MockArgv(cfg.Mock, sc, dir)))
+	}
 	started := time.Now()
 	rec := transcript.New(started, transcript.Limits{})
-	client, err := transport.Command{Argv: cfg.Command, Dir: cfg.Dir, Env: env}.Launch(rec)
+	client, err := transport.Command{Argv: argv, Dir: cfg.Dir, Env: env}.Launch(rec)
 	if err != nil {
 		sc.Client.StartError = strings.TrimPrefix(err.Error(), transport.ErrStart.Error()+": ")
+		if mock != nil {
+			mock.Close()
+		}
 		return
 	}
 	sc.Client.Pid = client.Pid()
@@ -367,11 +414,43 @@ func runScenario(ctx context.Context, cfg Config, sc *evidence.ScenarioRun, dir 
 	}
 	sc.Client.StdoutTail = client.StdoutTail()
 	sc.Client.StderrTail = client.StderrTail()
+	if mock != nil {
+		if sp := mock.Close(); sp != nil {
+			sc.Spawns = []*evidence.Spawn{sp}
+		}
+		return
+	}
 	spawns, err := ReadSpawns(dir)
 	if err != nil {
 		sc.Client.StderrTail = append(sc.Client.StderrTail, "mcpconform: reading the evidence: "+err.Error())
 	}
 	sc.Spawns = spawns
+}
+
+// isHTTP reports whether a transport name is Streamable HTTP.
+func isHTTP(transport string) bool { return transport == evidence.TransportHTTP }
+
+// onTransport keeps the scenarios that can run over the transport; a
+// scenario named that cannot is an error.
+func onTransport(picked []Scenario, transport string, named bool) ([]Scenario, error) {
+	var out []Scenario
+	for _, sc := range picked {
+		why := sc.NotOn(transport)
+		switch {
+		case why == "":
+			out = append(out, sc)
+		case named:
+			return nil, fmt.Errorf("%w %q over %s: %s", ErrNoScenario, sc.Name, transportName(transport), why)
+		}
+	}
+	return out, nil
+}
+
+func transportName(t string) string {
+	if t == "" {
+		return evidence.TransportStdio
+	}
+	return t
 }
 
 // clientEnv is the client's environment: the caller's, without any

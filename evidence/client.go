@@ -24,7 +24,8 @@ type ClientRun struct {
 	Format int `json:"format"`
 	// Tool is the version of mcpconform that recorded the run.
 	Tool string `json:"tool"`
-	// Transport is how the client reached the mock (TransportStdio).
+	// Transport is how the client reached the mock (TransportStdio, or
+	// TransportHTTP: the URL of the mock was the client's last argument).
 	Transport string `json:"transport"`
 	// Command is the client's argv.
 	Command  []string      `json:"command"`
@@ -93,6 +94,12 @@ type Spawn struct {
 	// Argv is the argv the client ran (MCP_CONFORMANCE_SERVER_COMMAND, as
 	// the mock saw its own arguments).
 	Argv []string `json:"argv,omitempty"`
+	// Transport is TransportHTTP for the connection of a client run over
+	// Streamable HTTP ("" over stdio): then the spawn is the mock served
+	// at URL for the scenario run, and its transcript holds every HTTP
+	// exchange the client made with it.
+	Transport string `json:"transport,omitempty"`
+	URL       string `json:"url,omitempty"`
 	// Version is the protocol version its traffic negotiated (the
 	// initialize result, or the version of its 2026-07-28 requests);
 	// empty when nothing was negotiated.

@@ -67,7 +67,8 @@ type HTTPHandler struct {
 	ended    map[string]bool
 	shared   *httpSession // the mock of the requests that need no session
 	nextID   int
-	streams  int // streams opened so far: each gets the next number
+	streams  int  // streams opened so far: each gets the next number
+	expired  bool // http-session-expires has ended a session
 }
 
 // NewHTTPHandler returns the handler ServeHTTP serves; Close ends its
@@ -407,6 +408,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		if e == nil {
 			e = h.versionHeader(r)
 		}
+		if e == nil && len(b.requests) > 0 && h.expire(s) {
+			e = &httpError{status: http.StatusNotFound, code: -32001, msg: "Session not found"}
+		}
 		if e != nil {
 			h.write(w, e)
 			return
@@ -595,6 +599,44 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.conn.listen(w, r)
+}
+
+// Notify sends data, a notification of the server's own, on the GET
+// stream of the session named (kept for it until the client opens one,
+// as the mock's own notifications are), and reports whether the session
+// exists. A recording mock uses it for the notifications a scenario
+// needs sent.
+func (h *HTTPHandler) Notify(sessionID string, data []byte) bool {
+	h.mu.Lock()
+	s := h.sessions[sessionID]
+	h.mu.Unlock()
+	if s == nil || sessionID == "" {
+		return false
+	}
+	s.conn.mu.Lock()
+	defer s.conn.mu.Unlock()
+	s.conn.toGet(bytes.Clone(data))
+	return true
+}
+
+// expire ends session s, the first one, when --variant
+// http-session-expires asks for it, and reports whether it did.
+func (h *HTTPHandler) expire(s *httpSession) bool {
+	if !h.variants.has("http-session-expires") {
+		return false
+	}
+	h.mu.Lock()
+	first := !h.expired && h.nextID == 1 && h.sessions[s.id] == s
+	if first {
+		h.expired = true
+		delete(h.sessions, s.id)
+		h.ended[s.id] = true
+	}
+	h.mu.Unlock()
+	if first {
+		s.end()
+	}
+	return first
 }
 
 // delete ends a session.

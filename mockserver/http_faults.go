@@ -56,6 +56,8 @@ var httpVariantCatalogue = []variantDef{
 		why: "HTTP-06 allows 405 for a server that offers no stream"},
 	{Variant: Variant{Name: "http-no-delete", Description: "answers DELETE with 405 Method Not Allowed: clients cannot end sessions"},
 		why: "HTTP-11: the server MAY refuse to let clients end sessions"},
+	{Variant: Variant{Name: "http-session-expires", Versions: legacyHTTPVersions, Description: "ends the first session at its first request after initialization (initialize and notifications aside), answering it 404 Not Found as it answers every later request naming that session; the sessions after it do not expire"},
+		why: "HTTP-10: the server MAY terminate the session at any time, then answers 404; the client then starts a new session"},
 	{Variant: Variant{Name: "http-stateless", Description: "gives no session ids: every POST is served on its own, as by a server that keeps no state between requests; GET is 405; a request naming no version is served as 2025-03-26, so an initialize offering 2024-11-05 is answered with 2025-03-26"},
 		why: "a session id MAY be assigned (session management is optional); without one, requests need none"},
 	{Variant: Variant{Name: "http-event-names", Description: `names every SSE event that carries a message "message" (the default, written out)`},
@@ -63,6 +65,9 @@ var httpVariantCatalogue = []variantDef{
 	{Variant: Variant{Name: "http-protected", Description: "wants Authorization: Bearer " + mockToken + ": without it a request is answered 401 with resource_metadata in WWW-Authenticate, and the metadata document names an authorization server"},
 		why: "servers SHOULD implement authentication (the transports page), and HTTP-31 is how they tell clients where"},
 }
+
+// legacyHTTPVersions are the versions with HTTP sessions.
+var legacyHTTPVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25"}
 
 // mockToken is the bearer token the protected mock accepts.
 const mockToken = "mcpconform-mock-token"

@@ -596,6 +596,24 @@ func TestHTTPVariants(t *testing.T) {
 			t.Errorf("GET: status %d", a.status)
 		}
 	})
+	t.Run("http-session-expires", func(t *testing.T) {
+		c := &httpClient{t: t, url: startHTTP(t, nil, []string{"http-session-expires"})}
+		c.initialize("2025-11-25")
+		first := c.session
+		for i := 0; i < 2; i++ {
+			if a := c.do(http.MethodPost, list, nil); a.status != 404 {
+				t.Errorf("tools/list %d in the first session: status %d, want 404", i+1, a.status)
+			}
+		}
+		c.session = ""
+		c.initialize("2025-11-25")
+		if c.session == "" || c.session == first {
+			t.Fatalf("new session id %q (the first was %q)", c.session, first)
+		}
+		if a := c.do(http.MethodPost, list, nil); a.status != 200 || len(a.messages()) != 1 || a.messages()[0]["result"] == nil {
+			t.Errorf("tools/list in the new session: %d %v", a.status, a.messages())
+		}
+	})
 	t.Run("http-no-delete", func(t *testing.T) {
 		c := &httpClient{t: t, url: startHTTP(t, nil, []string{"http-no-delete"})}
 		c.initialize("2025-11-25")

@@ -51,12 +51,14 @@ func clientUsage(w io.Writer) {
        mcpconform client --list
        mcpconform client --interactive [flags]
 
-Judges an MCP client over stdio. The client is run once per scenario with
-the conformance contract's environment: MCP_CONFORMANCE_SCENARIO,
-MCP_CONFORMANCE_PROTOCOL_VERSION (when asked), MCP_CONFORMANCE_CONTEXT
-and MCP_CONFORMANCE_SERVER_COMMAND, the argv (a JSON array) of a recording
-mock server it is to start. What the client wrote to each server it
-started is judged against the client rules of the spec.
+Judges an MCP client over stdio or Streamable HTTP. The client is run
+once per scenario with the conformance contract's environment:
+MCP_CONFORMANCE_SCENARIO, MCP_CONFORMANCE_PROTOCOL_VERSION (when asked),
+MCP_CONFORMANCE_CONTEXT and, over stdio, MCP_CONFORMANCE_SERVER_COMMAND,
+the argv (a JSON array) of a recording mock server it is to start; with
+--transport http the URL of a recording mock served on 127.0.0.1 is
+appended to its arguments instead. What the client sent each server is
+judged against the client rules of the spec.
 
 Reports and exit codes are those of server mode: 0 conformant, 1 not
 conformant, 2 usage error, 3 the client could not be started, 4 the run

@@ -93,6 +93,9 @@ func TestClientUsageErrors(t *testing.T) {
 		{"client", "--protocol-version", "1999-01-01", "--", "true"},
 		{"client", "--parallel", "0", "--", "true"},
 		{"client", "--interactive", "--", "true"},
+		{"client", "--transport", "pigeon", "--", "true"},
+		{"client", "--transport", "http", "--scenario", "shutdown", "--", "true"},
+		{"client", "--transport", "http", "--interactive"},
 	} {
 		if r := runCLI(t, args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "mcpconform client: ") {
 			t.Errorf("%q: exit %d, stderr %q; want %d and one line", args, r.code, r.stderr, exitUsage)
@@ -142,20 +145,28 @@ func TestFaultyClientThroughTheCommand(t *testing.T) {
 			if c.version != "" {
 				args = append(args, "--protocol-version", c.version)
 			}
-			r, rep := clientReport(t, append(args, "--", bin, "-fault", c.fault)...)
-			code := exitNonconformant
-			if c.want == reports.Warn {
-				code = exitConformant
-			}
-			if r.code != code {
-				t.Errorf("exit %d, want %d; problems %q", r.code, code, problems(rep))
-			}
-			if !slices.ContainsFunc(rep.Results, func(res reports.Result) bool {
-				return res.Requirement == c.breaks && res.Verdict == c.want && res.Quote != ""
-			}) {
-				t.Errorf("no %s quoting %s; problems %q", c.want, c.breaks, problems(rep))
-			}
+			expectBroken(t, append(args, "--", bin, "-fault", c.fault), c.breaks, c.want)
 		})
+	}
+}
+
+// expectBroken runs `mcpconform client` with args and expects the
+// requirement broken at the verdict want, quoting its sentence, and the
+// exit code that goes with it (a warning leaves the run conformant).
+func expectBroken(t *testing.T, args []string, breaks string, want reports.Verdict) {
+	t.Helper()
+	r, rep := clientReport(t, args...)
+	code := exitNonconformant
+	if want == reports.Warn {
+		code = exitConformant
+	}
+	if r.code != code {
+		t.Errorf("exit %d, want %d; problems %q", r.code, code, problems(rep))
+	}
+	if !slices.ContainsFunc(rep.Results, func(res reports.Result) bool {
+		return res.Requirement == breaks && res.Verdict == want && res.Quote != ""
+	}) {
+		t.Errorf("no %s quoting %s; problems %q", want, breaks, problems(rep))
 	}
 }
 
@@ -289,5 +300,42 @@ func TestClientEvidenceJudgedAgain(t *testing.T) {
 	}
 	if diff := cmp.Diff(verdicts(first), verdicts(&again)); diff != "" {
 		t.Errorf("verdicts judged again (-run +judge):\n%s", diff)
+	}
+}
+
+// TestFaultyClientOverHTTPThroughTheCommand: over Streamable HTTP the
+// client gets the mock's URL as its last argument; the correct faulty
+// client passes, each HTTP fault is reported under its requirement at
+// its level, and the saved evidence is judged again the same.
+func TestFaultyClientOverHTTPThroughTheCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the faulty client")
+	}
+	bin := faultyClientBinary(t)
+	saved := filepath.Join(t.TempDir(), "client-run.json")
+	r, rep := clientReport(t, "--transport", "http", "--scenario", "initialize,session-expiry,request-metadata", "--evidence", saved, "--", bin)
+	if r.code != exitConformant || rep.Summary.Pass == 0 || rep.Target.Transport != "http" {
+		t.Errorf("correct client: exit %d, %d passes, transport %q; problems %q; stderr %q", r.code, rep.Summary.Pass, rep.Target.Transport, problems(rep), r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "again.json")
+	if again := runCLI(t, "judge", "--json", out, saved); again.code != exitConformant {
+		t.Errorf("judge: exit %d, want %d; stderr %q", again.code, exitConformant, again.stderr)
+	}
+	for _, c := range []struct {
+		fault, scenario, breaks string
+		want                    reports.Verdict
+	}{
+		{"http-accept-json-only", "initialize", "HTTP-35", reports.Fail},
+		{"http-session-id-dropped", "initialize", "HTTP-37", reports.Fail},
+		{"http-no-version-header", "initialize", "HTTP-39", reports.Fail},
+		{"http-wrong-mcp-method", "request-metadata", "HTTP-41", reports.Fail},
+		{"http-no-delete", "initialize", "HTTP-42", reports.Warn}, // a SHOULD
+	} {
+		t.Run(c.fault, func(t *testing.T) {
+			expectBroken(t, []string{"--transport", "http", "--scenario", c.scenario, "--", bin, "-fault", c.fault}, c.breaks, c.want)
+		})
+	}
+	if r := runCLI(t, "client", "--transport", "http", "--scenario", "shutdown", "--", bin); r.code != exitUsage || !strings.Contains(r.stderr, "stdio only") {
+		t.Errorf("shutdown over HTTP: exit %d, stderr %q; want %d saying stdio only", r.code, r.stderr, exitUsage)
 	}
 }

@@ -174,10 +174,12 @@ Usage:
                                               values), wait until it listens, and test it
   mcpconform [flags]                          test the built-in reference server
   mcpconform mock [--fixture FILE] [--fault NAME[,NAME...]] [--record FILE] [--list-faults]
-                                              serve the reference server on stdio
+                                              serve the reference server on stdio (or over
+                                              HTTP: mcpconform help mock)
   mcpconform client [flags] -- CLIENT_CMD [ARGS...]
-                                              judge an MCP client over stdio, scenario by
-                                              scenario, from what it sends a recording mock
+                                              judge an MCP client over stdio or Streamable
+                                              HTTP (--transport http), scenario by scenario,
+                                              from what it sends a recording mock
   mcpconform list [--checks] [--json]         list every requirement and the checks that test it
   mcpconform baseline --write FILE [flags] [--] COMMAND [ARGS...]
                                               write a baseline of the current failures

@@ -16,7 +16,11 @@ type Fault struct {
 	// or --counter-offer V (answer initialize with version V), --ask
 	// METHOD (send that request once the client is initialized),
 	// --ignore-eof and --ignore-sigterm.
-	Server      []string
+	Server []string
+	// HTTP marks a fault of Streamable HTTP: it shows when the client is
+	// given the server's URL (Server then names the HTTP mock's
+	// --variant and --fault).
+	HTTP        bool
 	Description string
 }
 
@@ -100,6 +104,32 @@ var Faults = []Fault{
 		Description: "retries an input_required answer under the id of the request it retries"},
 }
 
+// httpFaults are the faults of Streamable HTTP.
+var httpFaults = []Fault{
+	{Name: "http-post-elsewhere", Breaks: []string{"HTTP-33"}, Scenario: "initialize", HTTP: true,
+		Description: "posts notifications/initialized to the endpoint's path + /notifications instead of the MCP endpoint"},
+	{Name: "http-accept-json-only", Breaks: []string{"HTTP-35"}, Scenario: "initialize", HTTP: true,
+		Description: "posts with Accept: application/json alone, leaving text/event-stream out"},
+	{Name: "http-session-id-dropped", Breaks: []string{"HTTP-37"}, Scenario: "initialize", HTTP: true,
+		Description: "leaves Mcp-Session-Id out of every POST after initialize (the server refuses them with 400)"},
+	{Name: "http-no-version-header", Breaks: []string{"HTTP-39"}, Scenario: "initialize", HTTP: true,
+		Description: "leaves MCP-Protocol-Version out of its POSTs after initialization"},
+	{Name: "http-other-version-header", Breaks: []string{"HTTP-40"}, Scenario: "initialize", Version: "2025-11-25", HTTP: true,
+		Description: "negotiates 2025-11-25, then sends MCP-Protocol-Version: 2025-06-18 on its POSTs (a version the server also serves)"},
+	{Name: "http-wrong-mcp-method", Breaks: []string{"HTTP-41"}, Scenario: "request-metadata", Version: "2026-07-28", HTTP: true,
+		Description: "sends Mcp-Method: tools/call on its requests after server/discover (tools/list on a tools/call; the server refuses them with -32020)"},
+	{Name: "http-responses-in-modern", Breaks: []string{"HTTP-43"}, Scenario: "request-metadata", Version: "2026-07-28", HTTP: true, Server: []string{"--fault", "http-request-on-stream"},
+		Description: "in 2026-07-28 answers the ping a faulty server sends on a response stream, posting a response"},
+	{Name: "http-get-accept-json", Breaks: []string{"HTTP-36"}, Scenario: "initialize", HTTP: true,
+		Description: "opens its GET stream with Accept: application/json"},
+	{Name: "http-no-renew", Breaks: []string{"HTTP-38"}, Scenario: "session-expiry", HTTP: true, Server: []string{"--variant", "http-session-expires"},
+		Description: "answered 404 for its session, gives up instead of starting a new one"},
+	{Name: "http-no-delete", Breaks: []string{"HTTP-42"}, Scenario: "initialize", HTTP: true,
+		Description: "exits with its session open, never sending DELETE"},
+}
+
+func init() { Faults = append(Faults, httpFaults...) }
+
 // FaultNamed returns the fault with the name, or nil.
 func FaultNamed(name string) *Fault {
 	for i := range Faults {
@@ -117,6 +147,7 @@ type LegalBehaviour struct {
 	Scenario    string
 	Version     string
 	Server      []string
+	HTTP        bool
 	Description string
 }
 
@@ -132,6 +163,10 @@ var Legal = []LegalBehaviour{
 		Description: "declares no capabilities even where the scenario offers them: answers pings, refuses roots/list and sampling with -32601"},
 	{Name: "reconnect", Scenario: "initialize",
 		Description: "does the scenario, then starts the server again and does it once more"},
+	{Name: "http-no-get", Scenario: "initialize", HTTP: true,
+		Description: "over Streamable HTTP, never opens the GET stream (a MAY)"},
+	{Name: "http-odd-headers", Scenario: "prompts", HTTP: true,
+		Description: "over Streamable HTTP, writes header names in lower case and weights text/event-stream with q=0.9 in Accept"},
 	{Name: "crlf", Scenario: "initialize",
 		Description: `ends every line with "\r\n" (recorded: JSON reads the \r as whitespace)`},
 }

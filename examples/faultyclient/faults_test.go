@@ -50,30 +50,73 @@ func clientRun(t *testing.T, bin string, flags []string, scenario, version, ctxJ
 	if version != "" {
 		cmd.Env = append(cmd.Env, "MCP_CONFORMANCE_PROTOCOL_VERSION="+version)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(ctxJSON), Class: evidence.ClassConformance}
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		sc.Client.Stopped = "the test's deadline passed"
-	case err == nil:
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown}
-	case errors.As(err, &exitErr):
-		sc.Client.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown, Code: exitErr.ExitCode()}
-	default:
-		t.Fatalf("running the client: %v", err)
-	}
-	if tail := strings.TrimSpace(stderr.String()); tail != "" {
-		sc.Client.StderrTail = strings.Split(tail, "\n")
-	}
+	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(ctxJSON), Class: evidence.ClassConformance,
+		Client: runClient(ctx, t, cmd)}
 	spawns, err := clientrun.ReadSpawns(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Spawns = spawns
 	return &evidence.ClientRun{Format: 1, Transport: evidence.TransportStdio, Command: append([]string{bin}, flags...), Scenarios: []*evidence.ScenarioRun{sc}}
+}
+
+// runClient runs the client command and says how it ended.
+func runClient(ctx context.Context, t *testing.T, cmd *exec.Cmd) evidence.ClientProcess {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var c evidence.ClientProcess
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		c.Stopped = "the test's deadline passed"
+	case err == nil:
+		c.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown}
+	case errors.As(err, &exitErr):
+		c.Exit = &transcript.Exit{Stage: transcript.BeforeShutdown, Code: exitErr.ExitCode()}
+	default:
+		t.Fatalf("running the client: %v", err)
+	}
+	if tail := strings.TrimSpace(stderr.String()); tail != "" {
+		c.StderrTail = strings.Split(tail, "\n")
+	}
+	return c
+}
+
+// clientRunHTTP runs the faulty client once over Streamable HTTP, given
+// the URL of the recording mock served in this process, and returns what
+// the mock saw. server holds the mock's --variant and --fault flags.
+func clientRunHTTP(t *testing.T, bin string, flags []string, scenario, version string, server []string) *evidence.ClientRun {
+	t.Helper()
+	mc := clientrun.MockConfig{Scenario: scenario, ProtocolVersion: version}
+	for i := 0; i+1 < len(server); i += 2 {
+		switch server[i] {
+		case "--variant":
+			mc.Variants = append(mc.Variants, server[i+1])
+		case "--fault":
+			mc.Faults = append(mc.Faults, server[i+1])
+		default:
+			t.Fatalf("server flag %s: not one the HTTP mock takes", server[i])
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mock, err := clientrun.StartHTTPMock(ctx, mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, bin, append(slices.Clone(flags), mock.URL)...)
+	cmd.Env = append(os.Environ(), "MCP_CONFORMANCE_SCENARIO="+scenario, fmt.Sprintf(`MCP_CONFORMANCE_CONTEXT={"name":%q}`, scenario))
+	if version != "" {
+		cmd.Env = append(cmd.Env, "MCP_CONFORMANCE_PROTOCOL_VERSION="+version)
+	}
+	sc := &evidence.ScenarioRun{Name: scenario, Version: version, Context: json.RawMessage(fmt.Sprintf(`{"name":%q}`, scenario)), Class: evidence.ClassConformance,
+		Client: runClient(ctx, t, cmd)}
+	if sp := mock.Close(); sp != nil {
+		sc.Spawns = []*evidence.Spawn{sp}
+	}
+	return &evidence.ClientRun{Format: 1, Transport: evidence.TransportHTTP, Command: append([]string{bin}, flags...), Scenarios: []*evidence.ScenarioRun{sc}}
 }
 
 // buildClient builds the faulty client once.
@@ -134,7 +177,12 @@ func TestEveryFaultIsDetected(t *testing.T) {
 	for _, f := range Faults {
 		t.Run(f.Name, func(t *testing.T) {
 			ran++
-			run := clientRun(t, bin, []string{"-fault", f.Name}, f.Scenario, f.Version, f.Context, f.Server)
+			var run *evidence.ClientRun
+			if f.HTTP {
+				run = clientRunHTTP(t, bin, []string{"-fault", f.Name}, f.Scenario, f.Version, f.Server)
+			} else {
+				run = clientRun(t, bin, []string{"-fault", f.Name}, f.Scenario, f.Version, f.Context, f.Server)
+			}
 			results := checks.JudgeClientRun(run)
 			for _, b := range f.Breaks {
 				covered[b] = true
@@ -175,7 +223,7 @@ func TestEveryFaultIsDetected(t *testing.T) {
 	// shape, inputs for an input request, a retry after an unsupported
 	// version) and the ones that only record or need no client at all.
 	for _, c := range checks.ClientChecks() {
-		if !covered[c.Requirement] && c.Requirement != "RES-LC-04" && c.Requirement != "STDIO-01" &&
+		if !covered[c.Requirement] && c.Requirement != "RES-LC-04" && c.Requirement != "STDIO-01" && c.Requirement != "HTTP-34" &&
 			!slices.Contains([]string{"SAMP-02", "ELIC-01", "ELIC-02", "MRTR-06", "LIFE-33", "JSONRPC-18"}, c.Requirement) {
 			t.Errorf("no fault of the faulty client breaks %s (%s)", c.Requirement, c.ID)
 		}
@@ -204,6 +252,25 @@ var correct = []struct {
 	{"version-negotiation", "", "", []string{"--counter-offer", "1999-01-01"}},
 	{"request-metadata", "2026-07-28", "", nil},
 	{"sep-2322-client-request-state", "2026-07-28", "", []string{"--variant", "input-required-retry"}},
+}
+
+// correctHTTP is the correct client over Streamable HTTP, in the
+// scenarios the HTTP mock serves.
+var correctHTTP = []struct {
+	scenario, version string
+	server            []string
+}{
+	{"initialize", "", nil},
+	{"initialize", "2025-03-26", nil},
+	{"initialize", "2025-06-18", nil},
+	{"initialize", "", []string{"--variant", "http-json-responses"}},
+	{"initialize", "", []string{"--variant", "http-stateless"}},
+	{"resources", "", nil},
+	{"prompts", "", nil},
+	{"list-changed", "", nil},
+	{"session-expiry", "", []string{"--variant", "http-session-expires"}},
+	{"request-metadata", "2026-07-28", nil},
+	{"sep-2322-client-request-state", "2026-07-28", []string{"--variant", "input-required-retry"}},
 }
 
 // TestCorrectAndLegalClientsPass: the faulty client without a fault, in
@@ -237,8 +304,17 @@ func TestCorrectAndLegalClientsPass(t *testing.T) {
 			check(t, clientRun(t, bin, nil, c.scenario, c.version, c.context, c.server))
 		})
 	}
+	for _, c := range correctHTTP {
+		t.Run("http/"+c.scenario+"/"+c.version, func(t *testing.T) {
+			check(t, clientRunHTTP(t, bin, nil, c.scenario, c.version, c.server))
+		})
+	}
 	for _, l := range Legal {
 		t.Run("legal/"+l.Name, func(t *testing.T) {
+			if l.HTTP {
+				check(t, clientRunHTTP(t, bin, []string{"-legal", l.Name}, l.Scenario, l.Version, l.Server))
+				return
+			}
 			check(t, clientRun(t, bin, []string{"-legal", l.Name}, l.Scenario, l.Version, "", l.Server))
 		})
 	}

@@ -1,8 +1,9 @@
 // Command faultyclient is a client under test for mcpconform's client mode
 // that breaks one rule at a time, exactly: the self-test of the client
 // checks. It follows the contract of docs/client-guide.md (it spawns the
-// server that MCP_CONFORMANCE_SERVER_COMMAND names and runs the scenario
-// MCP_CONFORMANCE_SCENARIO), and is built on nothing but the standard
+// server that MCP_CONFORMANCE_SERVER_COMMAND names, or, without it, speaks
+// Streamable HTTP to the URL given as its last argument, and runs the
+// scenario MCP_CONFORMANCE_SCENARIO), and is built on nothing but the standard
 // library and this module's wire package, so that every byte it writes is
 // the one the fault calls for.
 //
@@ -70,7 +71,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "faultyclient: unknown legal behaviour %q (faultyclient -list)\n", *legal)
 		return exitUsage
 	}
-	env, err := readEnv(getenv)
+	env, err := readEnv(getenv, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "faultyclient: %v\n", err)
 		return exitUsage
@@ -109,11 +110,14 @@ type env struct {
 		TimeoutMs int            `json:"timeoutMs"`
 	}
 	server []string
+	// url is the server's URL over Streamable HTTP: the last argument,
+	// when MCP_CONFORMANCE_SERVER_COMMAND is not set.
+	url string
 }
 
 var errUnsupported = errors.New("unsupported by this client")
 
-func readEnv(getenv func(string) string) (*env, error) {
+func readEnv(getenv func(string) string, args []string) (*env, error) {
 	e := &env{scenario: getenv("MCP_CONFORMANCE_SCENARIO"), version: getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")}
 	if e.scenario == "" {
 		return nil, errors.New("MCP_CONFORMANCE_SCENARIO is not set")
@@ -122,8 +126,14 @@ func readEnv(getenv func(string) string) (*env, error) {
 		return nil, fmt.Errorf("unknown scenario %q", e.scenario)
 	}
 	raw := getenv("MCP_CONFORMANCE_SERVER_COMMAND")
-	if err := json.Unmarshal([]byte(raw), &e.server); err != nil || len(e.server) == 0 {
-		return nil, errors.New("MCP_CONFORMANCE_SERVER_COMMAND: want a JSON array of strings (this client speaks stdio only)")
+	switch {
+	case raw == "" && len(args) > 0 && (strings.HasPrefix(args[len(args)-1], "http://") || strings.HasPrefix(args[len(args)-1], "https://")):
+		e.url = args[len(args)-1]
+	case json.Unmarshal([]byte(raw), &e.server) != nil || len(e.server) == 0:
+		return nil, errors.New("MCP_CONFORMANCE_SERVER_COMMAND: want a JSON array of strings (or no variable, and the server's URL as the last argument)")
+	}
+	if e.url == "" && e.scenario == "session-expiry" {
+		return nil, errors.New("session-expiry is a scenario of Streamable HTTP")
 	}
 	if c := getenv("MCP_CONFORMANCE_CONTEXT"); c != "" {
 		if err := json.Unmarshal([]byte(c), &e.context); err != nil {
@@ -137,7 +147,7 @@ func readEnv(getenv func(string) string) (*env, error) {
 }
 
 var scenarios = []string{"initialize", "tools_call", "resources", "prompts", "list-changed", "server-requests",
-	"elicitation-sep1034-client-defaults", "cancellation", "shutdown", "version-negotiation", "request-metadata",
+	"elicitation-sep1034-client-defaults", "cancellation", "shutdown", "version-negotiation", "session-expiry", "request-metadata",
 	"sep-2322-client-request-state"}
 
 func knownScenario(s string) bool {
@@ -171,6 +181,8 @@ type client struct {
 	version string
 	caps    map[string]any // the client's capabilities
 	server  map[string]json.RawMessage
+	// http is the session over Streamable HTTP (nil over stdio).
+	http *httpConn
 }
 
 // spawn starts the server and the reader of its stdout.
@@ -212,29 +224,35 @@ func (c *client) read(r io.Reader) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			msgs, _ := wire.DecodeLine(line)
-			for _, m := range msgs {
-				switch m.Kind() {
-				case wire.KindResponse:
-					c.mu.Lock()
-					ch := c.waiting[wire.IDKey(m.ID)]
-					delete(c.waiting, wire.IDKey(m.ID))
-					c.mu.Unlock()
-					if ch != nil {
-						ch <- m
-					}
-				case wire.KindRequest:
-					c.answer(m)
-				case wire.KindNotification:
-					select {
-					case c.notes <- m:
-					default:
-					}
-				}
-			}
+			c.dispatch(line)
 		}
 		if err != nil {
 			return
+		}
+	}
+}
+
+// dispatch hands out the messages of a line (or an HTTP body, or the
+// data of an event).
+func (c *client) dispatch(line []byte) {
+	msgs, _ := wire.DecodeLine(line)
+	for _, m := range msgs {
+		switch m.Kind() {
+		case wire.KindResponse:
+			c.mu.Lock()
+			ch := c.waiting[wire.IDKey(m.ID)]
+			delete(c.waiting, wire.IDKey(m.ID))
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		case wire.KindRequest:
+			c.answer(m)
+		case wire.KindNotification:
+			select {
+			case c.notes <- m:
+			default:
+			}
 		}
 	}
 }
@@ -250,6 +268,10 @@ func (c *client) write(msg any) {
 
 // writeRaw writes a line's bytes with its terminator.
 func (c *client) writeRaw(b []byte) {
+	if c.http != nil {
+		c.post(b)
+		return
+	}
 	term := "\n"
 	if c.legal == "crlf" {
 		term = "\r\n"
@@ -262,6 +284,12 @@ func (c *client) writeRaw(b []byte) {
 // writeTogether writes messages as lines in one write, so that they
 // arrive together.
 func (c *client) writeTogether(msgs ...any) {
+	if c.http != nil {
+		for _, m := range msgs {
+			c.write(m)
+		}
+		return
+	}
 	var buf []byte
 	for _, m := range msgs {
 		b, err := json.Marshal(m)
@@ -392,6 +420,14 @@ func (c *client) answer(m *wire.Message) {
 		c.write(obj{"jsonrpc": "2.0", "id": m.ID, "error": obj{"code": code, "message": msg}})
 	}
 	declared := func(name string) bool { _, ok := c.caps[name]; return ok }
+	if c.modern && c.http != nil {
+		// "The client MUST NOT send JSON-RPC responses" over Streamable
+		// HTTP in 2026-07-28: a request of the server goes unanswered.
+		if c.fault == "http-responses-in-modern" {
+			c.write(obj{"jsonrpc": "2.0", "id": m.ID, "result": obj{"resultType": "complete"}})
+		}
+		return
+	}
 	switch m.Method {
 	case "ping":
 		switch c.fault {
@@ -438,11 +474,17 @@ func (c *client) runScenario() error {
 		rounds = 2
 	}
 	for i := 0; i < rounds; i++ {
-		if err := c.spawn(); err != nil {
+		if c.env.url != "" {
+			c.connect()
+		} else if err := c.spawn(); err != nil {
 			return err
 		}
 		err := c.session()
-		c.shutdown()
+		if c.http != nil {
+			c.hangUp()
+		} else {
+			c.shutdown()
+		}
 		if err != nil {
 			return err
 		}
@@ -469,6 +511,9 @@ func (c *client) session() error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.http != nil {
+		c.listen()
 	}
 	return c.scenario()
 }
@@ -590,6 +635,17 @@ func (c *client) scenario() error {
 	switch c.env.scenario {
 	case "initialize", "version-negotiation":
 		_, err := c.list("tools/list", "tools")
+		return err
+	case "session-expiry":
+		_, err := c.list("tools/list", "tools")
+		if err == nil || c.http == nil || !c.lostSession() || c.fault == "http-no-renew" {
+			return err
+		}
+		if err := c.renew(); err != nil {
+			return err
+		}
+		c.listen()
+		_, err = c.list("tools/list", "tools")
 		return err
 	case "tools_call":
 		tools, err := c.list("tools/list", "tools")

@@ -34,9 +34,21 @@ func ClientKey(scenario, checkID, version string) string {
 	return scenario + "/" + Key(checkID, version)
 }
 
-// ClientPath is the golden file of a client under dir.
-func ClientPath(dir, client string) string {
-	return filepath.Join(dir, "clients", client+".golden.json")
+// ClientTransports are the transports the clients are judged over, in
+// the table's order.
+var ClientTransports = []string{"stdio", "http"}
+
+// ClientPath is the golden file of a client under dir, judged over stdio.
+func ClientPath(dir, client string) string { return ClientPathOn(dir, client, "stdio") }
+
+// ClientPathOn is the golden file of a client under dir, judged over the
+// transport: NAME.golden.json over stdio, NAME.http.golden.json over
+// Streamable HTTP.
+func ClientPathOn(dir, client, transport string) string {
+	if transport == "stdio" {
+		return filepath.Join(dir, "clients", client+".golden.json")
+	}
+	return filepath.Join(dir, "clients", client+"."+transport+".golden.json")
 }
 
 // Variable parts of a client run's messages: where its files were, how
@@ -68,62 +80,79 @@ func FromClientResults(client string, results []reports.Result) (*Golden, error)
 			msg := tempPath.ReplaceAllString(r.Message, "{tmp}")
 			msg = duration.ReplaceAllString(msg, "{duration}")
 			msg = pid.ReplaceAllString(msg, "$1 {pid}")
+			msg = sessions.ReplaceAllString(msg, `session "{session}"`)
+			msg = ports.ReplaceAllString(msg, "$1:{port}")
 			g.Reasons[k] = reports.ShortReason(msg, "")
 		}
 	}
 	return g, nil
 }
 
-// LoadClients reads the golden file of every client of Clients under dir.
-func LoadClients(dir string) ([]*Golden, error) {
-	var out []*Golden
-	for _, c := range Clients {
-		g, err := Load(ClientPath(dir, c.Name))
-		if err != nil {
-			return nil, err
+// LoadClients reads the golden files of every client of Clients under
+// dir, by transport.
+func LoadClients(dir string) (map[string][]*Golden, error) {
+	out := map[string][]*Golden{}
+	for _, tr := range ClientTransports {
+		for _, c := range Clients {
+			g, err := Load(ClientPathOn(dir, c.Name, tr))
+			if err != nil {
+				return nil, err
+			}
+			out[tr] = append(out[tr], g)
 		}
-		out = append(out, g)
 	}
 	return out, nil
 }
 
 // RenderClients writes the "Clients" section of the compatibility
-// document: a row per scenario, a column per client, each cell the
-// scenario's outcome (its passes, or what failed, warned or was only
-// recorded), then the reasons of every verdict that is neither a pass nor
-// a skip.
-func RenderClients(w io.Writer, goldens []*Golden) error {
+// document: a row per scenario and transport, a column per client, each
+// cell the scenario's outcome (its passes, or what failed, warned or was
+// only recorded), then the reasons of every verdict that is neither a
+// pass nor a skip.
+func RenderClients(w io.Writer, byTransport map[string][]*Golden) error {
 	title := map[string]Client{}
 	for _, c := range Clients {
 		title[c.Name] = c
 	}
 	var b strings.Builder
 	b.WriteString("\n## Clients\n\n")
-	b.WriteString("What `mcpconform client` says about the everything clients of [examples/everything](../examples/everything), one per SDK, run over stdio in every scenario (`mcpconform client --list`). ")
-	b.WriteString("The verdicts come from the golden files under internal/compat/testdata/clients that `go test ./internal/compat -run TestClientGolden` compares every run against (`-update` rewrites them). ")
-	b.WriteString("A cell counts the scenario's passes, or names the checks that failed or warned; `declined` is a client that exited 2 or 3 without starting the server (recorded, not judged).\n\n")
-	b.WriteString("| scenario |")
-	sep := "| --- |"
-	for _, g := range goldens {
+	b.WriteString("What `mcpconform client` says about the everything clients of [examples/everything](../examples/everything), one per SDK, run in every scenario (`mcpconform client --list`) over stdio and over Streamable HTTP (`--transport http`: the mock's URL is the client's last argument). ")
+	b.WriteString("The verdicts come from the golden files under internal/compat/testdata/clients that `go test ./internal/compat -run 'TestClientGolden'` compares every run against (`-update` rewrites them). ")
+	b.WriteString("A cell counts the scenario's passes, or names the checks that failed or warned; `declined` is a client that exited 2 or 3 without reaching the server (recorded, not judged); `—` a scenario not run over that transport.\n\n")
+	clients := byTransport[ClientTransports[0]]
+	b.WriteString("| scenario | transport |")
+	sep := "| --- | --- |"
+	for _, g := range clients {
 		fmt.Fprintf(&b, " %s |", title[g.Server].Title)
 		sep += " --- |"
 	}
 	b.WriteString("\n" + sep + "\n")
-	for _, sc := range clientScenarios(goldens) {
-		fmt.Fprintf(&b, "| `%s` |", sc)
-		for _, g := range goldens {
-			fmt.Fprintf(&b, " %s |", scenarioCell(g, sc))
-		}
-		b.WriteString("\n")
+	var all []*Golden
+	for _, tr := range ClientTransports {
+		all = append(all, byTransport[tr]...)
 	}
-	for _, g := range goldens {
-		c := title[g.Server]
-		fmt.Fprintf(&b, "\n### %s\n\nBuilt on %s; [`%s`](../%s). Golden file: `internal/compat/testdata/clients/%s.golden.json`.\n\n", c.Title, c.BuiltOn, c.Source, c.Source, g.Server)
+	for _, sc := range clientScenarios(all) {
+		for _, tr := range ClientTransports {
+			if len(clientScenariosOf(byTransport[tr], sc)) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| `%s` | %s |", sc, tr)
+			for _, g := range byTransport[tr] {
+				fmt.Fprintf(&b, " %s |", scenarioCell(g, sc))
+			}
+			b.WriteString("\n")
+		}
+	}
+	for i, c := range clients {
+		fmt.Fprintf(&b, "\n### %s\n\nBuilt on %s; [`%s`](../%s). Golden files: `internal/compat/testdata/clients/%s.golden.json` (stdio), `%s.http.golden.json` (Streamable HTTP).\n\n", title[c.Server].Title, title[c.Server].BuiltOn, title[c.Server].Source, title[c.Server].Source, c.Server, c.Server)
 		n := 0
-		for _, k := range g.Keys() {
-			if v := g.Verdicts[k]; v != reports.Pass && v != reports.Skip {
-				fmt.Fprintf(&b, "- `%s` %s: %s\n", k, v, g.Reasons[k])
-				n++
+		for _, tr := range ClientTransports {
+			g := byTransport[tr][i]
+			for _, k := range g.Keys() {
+				if v := g.Verdicts[k]; v != reports.Pass && v != reports.Skip {
+					fmt.Fprintf(&b, "- %s `%s` %s: %s\n", tr, k, v, g.Reasons[k])
+					n++
+				}
 			}
 		}
 		if n == 0 {
@@ -132,6 +161,20 @@ func RenderClients(w io.Writer, goldens []*Golden) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// clientScenariosOf returns the goldens that judged the scenario.
+func clientScenariosOf(goldens []*Golden, scenario string) []*Golden {
+	var out []*Golden
+	for _, g := range goldens {
+		for k := range g.Verdicts {
+			if sc, _, _ := strings.Cut(k, "/"); sc == scenario {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // clientScenarios are the scenarios of the goldens, sorted.
@@ -167,7 +210,7 @@ func scenarioCell(g *Golden, scenario string) string {
 			failed = append(failed, id)
 		case v == reports.Warn:
 			warned = append(warned, id)
-		case v == reports.Info && id == "client-spawned-server":
+		case v == reports.Info && (id == "client-spawned-server" || id == "client-http-connects"):
 			declined = true
 		}
 	}
@@ -180,7 +223,7 @@ func scenarioCell(g *Golden, scenario string) string {
 		return "warn: " + strings.Join(warned, ", ")
 	case declined:
 		return "declined"
-	case count[reports.Pass] == 0 && len(count) == 0:
+	case len(count) == 0:
 		return "—"
 	}
 	return fmt.Sprintf("pass (%d)", count[reports.Pass])

@@ -48,49 +48,59 @@ func clientArgv(t *testing.T, dir string, c compat.Client) []string {
 }
 
 // TestClientGolden runs `mcpconform client`'s every scenario against each
-// everything client and compares the verdicts with the golden files; the
-// clients pass every scenario they take part in (no fail, warn or
-// error), so that a change there is either a client's or the suite's to
-// explain.
+// everything client, over stdio and over Streamable HTTP, and compares
+// the verdicts with the golden files. Over stdio the clients pass every
+// scenario they take part in (no fail, warn or error), so that a change
+// there is either a client's or the suite's to explain; over HTTP what
+// an SDK breaks is kept, each fail and warning quoting its sentence, and
+// nothing is left in error.
 func TestClientGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three real clients in every scenario")
 	}
 	dir := t.TempDir()
 	mock := []string{goBuild(t, dir, "./cmd/mcpconform", "mcpconform"), "mock"}
-	for _, c := range compat.Clients {
-		t.Run(c.Name, func(t *testing.T) {
-			run, err := clientrun.Run(context.Background(), clientrun.Config{Command: clientArgv(t, dir, c), Mock: mock, Parallel: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{})
-			for _, r := range rep.Results {
-				if r.Verdict == reports.Fail || r.Verdict == reports.Warn || r.Verdict == reports.Error {
-					t.Errorf("%s %s [%s]: %s", r.Verdict, r.ID, r.Requirement, r.Message)
-				}
-			}
-			got, err := compat.FromClientResults(c.Name, rep.Results)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := compat.ClientPath("testdata", c.Name)
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := got.Save(path); err != nil {
+	for _, tr := range compat.ClientTransports {
+		for _, c := range compat.Clients {
+			t.Run(tr+"/"+c.Name, func(t *testing.T) {
+				run, err := clientrun.Run(context.Background(), clientrun.Config{Command: clientArgv(t, dir, c), Mock: mock, Transport: tr, Parallel: 2})
+				if err != nil {
 					t.Fatal(err)
 				}
-				return
-			}
-			want, err := compat.Load(path)
-			if err != nil {
-				t.Fatalf("%v (run `go test ./internal/compat -run TestClientGolden -update` to create it)", err)
-			}
-			if diff := cmp.Diff(want.Verdicts, got.Verdicts); diff != "" {
-				t.Errorf("verdicts of the %s client changed (-want +got):\n%s\nIf intended: go test ./internal/compat -run TestClientGolden -update; go run ./internal/compat/gencompat", c.Title, diff)
-			} else if diff := cmp.Diff(want.Reasons, got.Reasons); diff != "" {
-				t.Errorf("reasons of the %s client changed (-want +got):\n%s", c.Title, diff)
-			}
-		})
+				rep, _ := clientrun.Report(run, checks.JudgeScenario, clientrun.ReportOptions{})
+				for _, r := range rep.Results {
+					switch {
+					case r.Verdict == reports.Error:
+						t.Errorf("%s %s [%s]: %s", r.Verdict, r.ID, r.Requirement, r.Message)
+					case r.Verdict != reports.Fail && r.Verdict != reports.Warn:
+					case tr == "stdio":
+						t.Errorf("%s %s [%s]: %s", r.Verdict, r.ID, r.Requirement, r.Message)
+					case r.Quote == "":
+						t.Errorf("%s %s [%s] quotes no sentence: %s", r.Verdict, r.ID, r.Requirement, r.Message)
+					}
+				}
+				got, err := compat.FromClientResults(c.Name, rep.Results)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := compat.ClientPathOn("testdata", c.Name, tr)
+				if *update {
+					os.MkdirAll(filepath.Dir(path), 0o755)
+					if err := got.Save(path); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := compat.Load(path)
+				if err != nil {
+					t.Fatalf("%v (run `go test ./internal/compat -run TestClientGolden -update` to create it)", err)
+				}
+				if diff := cmp.Diff(want.Verdicts, got.Verdicts); diff != "" {
+					t.Errorf("verdicts of the %s client over %s changed (-want +got):\n%s\nIf intended: go test ./internal/compat -run TestClientGolden -update; go run ./internal/compat/gencompat", c.Title, tr, diff)
+				} else if diff := cmp.Diff(want.Reasons, got.Reasons); diff != "" {
+					t.Errorf("reasons of the %s client over %s changed (-want +got):\n%s", c.Title, tr, diff)
+				}
+			})
+		}
 	}
 }

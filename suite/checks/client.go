@@ -31,6 +31,10 @@ type ClientCheck struct {
 	// Versions narrows the versions the check judges (nil: every version
 	// whose catalogue has the requirement).
 	Versions []string
+	// Transport, when set, is the only transport whose runs the check
+	// judges (evidence.TransportStdio: the rule is about a server process
+	// and its stdio; evidence.TransportHTTP: about HTTP requests).
+	Transport string
 	// Judge decides.
 	Judge func(j *ClientJ) Finding
 }
@@ -85,7 +89,7 @@ func ClientChecks() []*ClientCheck {
 		clientStdioChecks(), clientLifecycleChecks(), clientModernChecks(), clientJSONRPCChecks(),
 		clientPingChecks(), clientRootsChecks(), clientSamplingChecks(), clientElicitationChecks(),
 		clientPaginationChecks(), clientListChangedChecks(), clientCancelChecks(), clientTimeoutChecks(),
-		clientMetaChecks(), clientMRTRChecks(), clientSchemaChecks(),
+		clientMetaChecks(), clientMRTRChecks(), clientSchemaChecks(), clientHTTPChecks(),
 	} {
 		all = append(all, family...)
 	}
@@ -123,12 +127,32 @@ func (c *ClientCheck) judge(j *ClientJ) (reports.Result, *Finding) {
 		res.Verdict, res.Message = reports.Skip, why
 		return res, nil
 	}
-	if len(j.Spawns) == 0 && c.ID != spawnedCheckID {
+	if why := c.offTransport(j.Run); why != "" {
+		res.Verdict, res.Message = reports.Skip, why
+		return res, nil
+	}
+	if len(j.Spawns) == 0 && c.ID != spawnedCheckID && c.ID != httpConnectsCheckID {
 		res.Verdict, res.Message = reports.Skip, "the client never started the server in this scenario"
 		return res, nil
 	}
 	f := judgeSafely(func() Finding { return c.Judge(j) })
 	return PriceAs(catalog.PartyClient, res, f), &f
+}
+
+// offTransport says why the check does not judge a run over its
+// transport, or "".
+func (c *ClientCheck) offTransport(run *evidence.ClientRun) string {
+	over := evidence.TransportStdio
+	if run != nil && run.Transport == evidence.TransportHTTP {
+		over = evidence.TransportHTTP
+	}
+	switch {
+	case c.Transport == "" || c.Transport == over:
+		return ""
+	case c.Transport == evidence.TransportStdio:
+		return "stdio only: the client reached the server over Streamable HTTP"
+	}
+	return "Streamable HTTP only: the client reached the server over stdio"
 }
 
 // ScenarioLabels are the labels every result of a scenario carries, so

@@ -20,7 +20,8 @@ import (
 // run of a client as text, and what the check must say of it.
 //
 //	free text: what the case is about
-//	-- scenario NAME VERSION --   the scenario and the version the run asked for; the body,
+//	-- scenario NAME VERSION --   the scenario and the version the run asked for (a third
+//	                              word, http, makes it a run over Streamable HTTP); the body,
 //	{...}                         optional, is JSON of evidence.ScenarioRun members (class,
 //	                              variant, fault, context, client: {exit, stopped, ...})
 //	-- spawn 1 --                 a spawn of the recording mock: its transcript in the text
@@ -55,7 +56,10 @@ func loadClientCase(t *testing.T, path string) *clientCase {
 	for _, f := range arc.Files {
 		fields := strings.Fields(f.Name)
 		switch {
-		case len(fields) == 3 && fields[0] == "scenario":
+		case (len(fields) == 3 || len(fields) == 4 && fields[3] == "http") && fields[0] == "scenario":
+			if len(fields) == 4 {
+				run.Transport = evidence.TransportHTTP
+			}
 			sc = &evidence.ScenarioRun{Name: fields[1], Version: fields[2], Class: evidence.ClassConformance,
 				Client: evidence.ClientProcess{Pid: 900, Exit: &transcript.Exit{Stage: transcript.BeforeShutdown}}}
 			if body := strings.TrimSpace(string(f.Data)); body != "" {
@@ -76,7 +80,11 @@ func loadClientCase(t *testing.T, path string) *clientCase {
 			if err != nil {
 				t.Fatalf("%s: %s: %v", path, f.Name, err)
 			}
-			sc.Spawns = append(sc.Spawns, &evidence.Spawn{ID: id, Argv: []string{"mcpconform", "mock"}, Transcript: tr})
+			sp := &evidence.Spawn{ID: id, Argv: []string{"mcpconform", "mock"}, Transcript: tr}
+			if run.Transport == evidence.TransportHTTP {
+				sp.Argv, sp.Transport, sp.URL = nil, evidence.TransportHTTP, "http://127.0.0.1:8000/mcp"
+			}
+			sc.Spawns = append(sc.Spawns, sp)
 		case f.Name == "want":
 			c.wants = parseWants(t, path, f.Data)
 		default:

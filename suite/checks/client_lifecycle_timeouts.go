@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // clientTimeoutChecks judge what a client does with a request the server
@@ -43,11 +44,15 @@ func checkClientCancelsAbandoned(j *ClientJ) Finding {
 		}
 		for _, r := range v.requests {
 			answered := r.resp != nil && (end < 0 || r.respSeq < end)
-			if answered || unawaited[r.msg.Method] || !v.isCall(r, j.Version) {
+			if answered || unawaited[r.msg.Method] || !v.isCall(r, j.Version) || v.refusedOverHTTP(r.seq) {
 				continue
 			}
 			switch {
 			case r.cancelled != nil:
+				t.judged()
+			case j.Version == wire.Modern && v.streamClosed(r.seq):
+				// "on Streamable HTTP, closing the SSE response stream is
+				// itself the cancellation signal" (2026-07-28)
 				t.judged()
 			case s.exit != nil && s.exit.Stage == transcript.BeforeShutdown && (s.eof < 0 || s.exitSeq < s.eof):
 				t.unexercise("spawn %d exited with %s (id %s) pending", v.sp.ID, r.msg.Method, clipJSON(r.msg.ID, 40))

@@ -2,7 +2,9 @@ package checks
 
 import (
 	"bytes"
+
 	"fmt"
+	"github.com/mcpconform/mcpconform/evidence"
 	"slices"
 	"strings"
 
@@ -19,32 +21,32 @@ const spawnedCheckID = "client-spawned-server"
 func clientStdioChecks() []*ClientCheck {
 	return []*ClientCheck{
 		{
-			ID: spawnedCheckID, Requirement: "STDIO-01", Area: "stdio",
+			ID: spawnedCheckID, Requirement: "STDIO-01", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "the client starts the server it was given (MCP_CONFORMANCE_SERVER_COMMAND) as a child process",
 			Judge:       checkClientSpawned,
 		},
 		{
-			ID: "client-stdin-framing", Requirement: "STDIO-02", Area: "stdio",
+			ID: "client-stdin-framing", Requirement: "STDIO-02", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "every line the client writes is one whole message: no message spread over lines, no line left unterminated",
 			Judge:       checkClientFraming,
 		},
 		{
-			ID: "client-stdin-only-messages", Requirement: "STDIO-06", Area: "stdio",
+			ID: "client-stdin-only-messages", Requirement: "STDIO-06", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "the client writes nothing but MCP messages on the server's stdin: no blank lines, no text, no JSON that is no message",
 			Judge:       checkClientOnlyMessages,
 		},
 		{
-			ID: "client-stdin-utf8", Requirement: "STDIO-04", Area: "stdio",
+			ID: "client-stdin-utf8", Requirement: "STDIO-04", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "what the client writes is UTF-8, with no byte order mark",
 			Judge:       checkClientUTF8,
 		},
 		{
-			ID: "client-no-responses", Requirement: "STDIO-15", Area: "stdio",
+			ID: "client-no-responses", Requirement: "STDIO-15", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "over stdio a 2026-07-28 client writes requests and notifications, never responses",
 			Judge:       checkClientNoResponses,
 		},
 		{
-			ID: "client-shutdown-order", Requirement: "STDIO-16", Area: "stdio",
+			ID: "client-shutdown-order", Requirement: "STDIO-16", Area: "stdio", Transport: evidence.TransportStdio,
 			Description: "the client ends the server by closing its stdin first, then waits, and signals (SIGTERM, then SIGKILL) only if it does not exit",
 			Judge:       checkClientShutdown,
 		},
@@ -57,24 +59,30 @@ func clientStdioChecks() []*ClientCheck {
 // unknown scenario, or 3, the SDK lacks what it needs, as the contract
 // has it) is recorded.
 func checkClientSpawned(j *ClientJ) Finding {
-	sc, c := j.Scenario, j.Scenario.Client
-	if len(sc.Spawns) > 0 {
+	if sc := j.Scenario; len(sc.Spawns) > 0 {
 		if len(sc.Spawns) == 1 {
 			return passed("the client started the server")
 		}
 		return passed(fmt.Sprintf("the client started the server %d times", len(sc.Spawns)))
 	}
+	return neverStarted(j, "started the server", "starting the server")
+}
+
+// neverStarted judges a scenario whose client never did what reaches the
+// server (over stdio, started it; over HTTP, sent it a request).
+func neverStarted(j *ClientJ, did, doing string) Finding {
+	c := j.Scenario.Client
 	switch {
 	case c.StartError != "":
 		return harness("the client could not be started: " + c.StartError)
 	case c.Stopped != "" && c.Exit == nil:
-		return broken(fmt.Sprintf("the client never started the server; the harness stopped it (%s)", c.Stopped))
+		return broken(fmt.Sprintf("the client never %s; the harness stopped it (%s)", did, c.Stopped))
 	case c.Exit != nil && c.Exit.Signal == "" && (c.Exit.Code == 2 || c.Exit.Code == 3):
-		return Finding{Outcome: Recorded, Message: fmt.Sprintf("the client declined the scenario without starting the server (exit status %d%s)", c.Exit.Code, tailNote(c.StderrTail))}
+		return Finding{Outcome: Recorded, Message: fmt.Sprintf("the client declined the scenario without %s (exit status %d%s)", doing, c.Exit.Code, tailNote(c.StderrTail))}
 	case c.Exit != nil:
-		return broken(fmt.Sprintf("the client never started the server; it ended with %s%s", c.Exit, tailNote(c.StderrTail)))
+		return broken(fmt.Sprintf("the client never %s; it ended with %s%s", did, c.Exit, tailNote(c.StderrTail)))
 	}
-	return broken("the client never started the server")
+	return broken("the client never " + did)
 }
 
 // tailNote quotes the last line of a stderr tail, briefly.

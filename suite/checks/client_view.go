@@ -32,6 +32,9 @@ type spawnView struct {
 	// replies are the server's responses, in order, each with the client
 	// request it answered (nil when none).
 	replies []*serverReply
+	// xs are the HTTP exchanges of a spawn over Streamable HTTP, indexed
+	// on first use.
+	xs []*evidence.HTTPExchange
 }
 
 // sentMsg is a message the client wrote.
@@ -68,7 +71,7 @@ type serverReply struct {
 }
 
 func newSpawnView(sp *evidence.Spawn) *spawnView {
-	v := &spawnView{sp: sp, p: &evidence.Process{ID: sp.ID, Transcript: sp.Transcript, Version: sp.Version}}
+	v := &spawnView{sp: sp, p: &evidence.Process{ID: sp.ID, Transcript: sp.Transcript, Version: sp.Version, Transport: sp.Transport}}
 	if sp.Transcript == nil {
 		return v
 	}

@@ -51,6 +51,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		"cancellation":                        cancellation,
 		"shutdown":                            shutdown,
 		"version-negotiation":                 versionNegotiation,
+		"session-expiry":                      initialize,
 		"request-metadata":                    requestMetadata,
 		"sep-2322-client-request-state":       requestState,
 	})

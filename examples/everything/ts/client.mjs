@@ -45,6 +45,7 @@ const SCENARIOS = [
   "cancellation",
   "shutdown",
   "version-negotiation",
+  "session-expiry",
   "request-metadata",
   "sep-2322-client-request-state",
 ];
@@ -210,6 +211,12 @@ const scenarios = {
       if (!caps.tools) return out("the server declares no tools");
       await lists.tools(client);
     });
+  },
+
+  // Over Streamable HTTP the server ends the session at a request: what the
+  // SDK does then (a new session, or an error) is what is judged.
+  async "session-expiry"(env) {
+    await scenarios.initialize(env);
   },
 
   async tools_call(env) {

@@ -138,6 +138,11 @@ var HTTPCases = []HTTPCase{
 			t.Errorf("methods received %q: no tools/list", p.methods)
 		}
 	}},
+	{Name: "session-expiry", Check: func(t *testing.T, p *Peer, r Result) {
+		if !p.received("tools/list") {
+			t.Errorf("methods received %q: no tools/list", p.methods)
+		}
+	}},
 	{Name: "tools_call", Check: func(t *testing.T, p *Peer, r Result) {
 		want := Raw(map[string]any{"name": "add_numbers", "arguments": map[string]int{"a": 2, "b": 3}})
 		if len(p.calls) != 1 || !Equal(p.calls[0], want) {

@@ -78,6 +78,7 @@ var Scenarios = []Scenario{
 	{"cancellation", "call context `tool` (or read context `uri`) with a deadline of context `timeoutMs`; the SDK cancels the request when it expires"},
 	{"shutdown", "ping (handshake era only: 2026-07-28 has no ping), then close: the SDK's stdio shutdown is judged"},
 	{"version-negotiation", "offer the newest version the SDK speaks, whatever MCP_CONFORMANCE_PROTOCOL_VERSION says; accept a counter-offer the SDK supports, else fail"},
+	{"session-expiry", "over Streamable HTTP: list tools (all pages), then close, as initialize does; the server ends the session at a request, and the SDK is to start a new session and go on"},
 	{"request-metadata", "in 2026-07-28: list tools, read the first listed resource, print the era used"},
 	{"sep-2322-client-request-state", "in 2026-07-28: call context `tool`; the SDK answers input_required and retries with the requestState"},
 }
