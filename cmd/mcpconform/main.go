@@ -1,5 +1,6 @@
-// Command mcpconform judges an MCP server that speaks stdio against the
-// protocol, rule by rule, and writes reports for people and for CI.
+// Command mcpconform judges an MCP server (over stdio or Streamable HTTP)
+// or an MCP client against the protocol, rule by rule, and writes reports
+// for people and for CI.
 //
 //	mcpconform [flags] [--] COMMAND [ARGS...]
 //	mcpconform                      # the built-in reference server
@@ -23,12 +24,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"time"
 
 	"github.com/mcpconform/mcpconform/internal/buildinfo"
+	"github.com/mcpconform/mcpconform/internal/memlimit"
 	"github.com/mcpconform/mcpconform/transport"
-	"github.com/mcpconform/mcpconform/wire"
 )
 
 // Exit codes (contract).
@@ -68,14 +67,7 @@ func main() {
 	if exe, err := os.Executable(); err == nil {
 		transport.SuperviseWith([]string{exe, transport.SuperviseCommand})
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit: the collector works harder as the heap nears it,
-		// so a server that floods the harness meets a small process, not
-		// one that has not collected yet. (Live data can still pass it: a
-		// 50 MB response is kept whole.)
-		debug.SetMemoryLimit(memoryLimit)
-		go followSpills()
-	}
+	memlimit.Set()
 	if len(os.Args) < 2 || os.Args[1] != "mock" {
 		// The reference server is left as any server is: its own
 		// process, which tests and users inspect through /proc.
@@ -84,34 +76,6 @@ func main() {
 		}
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// memoryLimit is the heap size past which the collector runs at once.
-// The harness's goal is 150 MB of its own memory whatever the server
-// sends; about 25 MB of that is memory the limit does not count (the
-// program's code, a line arriving outside the heap), and a run that
-// keeps its 96 MiB of lines whole holds most of the rest alive: at 128
-// MiB the collector let such a run reach 157 MB, at 112 MiB 146 MB, for
-// a quarter more of its CPU.
-const memoryLimit = 112 << 20
-
-// followSpills lowers the soft memory limit by what lines still arriving
-// hold outside the heap (wire.SpillHeld), which the limit does not
-// count: a 50 MB read kept whole, with the same read arriving in another
-// process, would otherwise leave the collector at ease while the process
-// holds both (154 MB with --spec-version all against huge-response). The
-// limit never drops below half.
-func followSpills() {
-	t := time.NewTicker(10 * time.Millisecond)
-	defer t.Stop()
-	var set int64
-	for range t.C {
-		held := wire.SpillHeld()
-		if held-set >= 1<<20 || set-held >= 1<<20 || held == 0 && set != 0 {
-			debug.SetMemoryLimit(memoryLimit - min(held, memoryLimit/2))
-			set = held
-		}
-	}
 }
 
 // subcommands are the sub-commands by name, in the order help lists
