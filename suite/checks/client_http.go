@@ -400,7 +400,11 @@ func checkClientSessionExpired(j *ClientJ) Finding {
 				switch {
 				case isInitialize(y) && y.SessionID() == "" && fresh == nil:
 					fresh = y
-				case y.SessionID() == dead && y.Method() != "DELETE" && reused == nil && fresh == nil:
+				// Only a message posted with the ended session is going
+				// on with it: a GET stream (and a DELETE) is opened beside
+				// the requests, and one that reaches the server after the
+				// 404 may have been sent before the client read it.
+				case y.SessionID() == dead && y.Method() == "POST" && reused == nil && fresh == nil:
 					reused = y
 				}
 			}
