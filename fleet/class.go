@@ -29,6 +29,11 @@ func classify(rep *reports.Report, out runner.Outcome) (class reports.Class, rea
 		if d == nil {
 			return reports.ClassIncomplete, "no session could be established with the server", nil
 		}
+		if rep.Interrupted != "" {
+			// The harness's budget (or a signal) ended the start: nothing
+			// says the server or its environment could not have started.
+			return reports.ClassIncomplete, rep.Interrupted + ", before the server completed initialize: " + d.What, nil
+		}
 		if d.Spoke {
 			return reports.ClassIncomplete, "the server wrote JSON-RPC but never completed initialize: " + d.What, nil
 		}
