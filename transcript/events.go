@@ -217,7 +217,8 @@ type Stray struct {
 	// "stdout", "stderr" (pipes it held), "descendant".
 	Holds  []string `json:"holds"`
 	Killed bool     `json:"killed"`
-	// Reaped: it had become the harness's child and its exit was collected.
+	// Reaped: it had become the harness's child (or the supervisor's) and
+	// its exit was collected.
 	Reaped bool `json:"reaped,omitempty"`
 	// OtherServers are other servers running when it was found that it
 	// may have come from instead (an orphan whose ancestry is lost).

@@ -33,6 +33,11 @@ var (
 // The test binary doubles as the servers these tests start (see
 // stdiotest) and as the harness that starts them.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == SuperviseCommand {
+		// The supervisor of a harness that called SuperviseWith: it
+		// carries the server's environment, so it goes first.
+		os.Exit(Supervise(os.Args[2:]))
+	}
 	if modes := os.Getenv(stdiotest.Env); modes != "" {
 		if hostile != nil {
 			// First: the list-fds mode looks at its descriptors before
@@ -47,6 +52,23 @@ func TestMain(m *testing.M) {
 		os.Exit(playRole(role))
 	}
 	os.Exit(m.Run())
+}
+
+// supervise starts the servers of the test under a supervisor, as
+// mcpconform does, until the test ends.
+func supervise(t *testing.T) {
+	SuperviseWith([]string{os.Args[0], SuperviseCommand})
+	t.Cleanup(func() { SuperviseWith(nil) })
+}
+
+// runBoth runs f as the subtest name, then again with its servers under a
+// supervisor as name/supervised: what is read of them must not differ.
+func runBoth(t *testing.T, name string, f func(t *testing.T)) {
+	t.Run(name, f)
+	t.Run(name+"/supervised", func(t *testing.T) {
+		supervise(t)
+		f(t)
+	})
 }
 
 // server is a stdio connection to a test server, its output read as a

@@ -196,6 +196,11 @@ func ttyNr() int {
 //	fds   with fd 3 inherited, runs a list-fds server and prints its listing
 //	hold  runs a server deaf to stdin EOF and SIGTERM, prints its pid, and
 //	      waits for stdin to end
+//	supervised-stopped, supervised-exited
+//	      under a supervisor, runs a server that leaves a child in a session
+//	      of its own; stops the server (kills its group, as a budget does)
+//	      or has it exit on its own; prints "server PID child PID" once it
+//	      is dead, and waits for stdin to end before its Close
 func playHarness(role string) int {
 	serverEnv := func(mode string) []string {
 		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, roleEnv+"=") })
@@ -231,6 +236,41 @@ func playHarness(role string) int {
 			return 1
 		}
 		fmt.Printf("server %d\n", c.Pid())
+		io.Copy(io.Discard, os.Stdin)
+		c.Close()
+		return 0
+	case "supervised-stopped", "supervised-exited":
+		SuperviseWith([]string{os.Args[0], SuperviseCommand})
+		mode := "escape-session,ignore-eof,ignore-sigterm"
+		if role == "supervised-exited" {
+			mode = "escape-session,crash"
+		}
+		c, err := start(mode)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		child := 0
+		for child == 0 {
+			select {
+			case <-c.conn.Done():
+				fmt.Println("the server ended before naming its child")
+				return 1
+			case <-time.After(10 * time.Millisecond):
+			}
+			for _, l := range c.StderrTail() {
+				if m := childRE.FindStringSubmatch(l); m != nil {
+					child, _ = strconv.Atoi(m[1])
+				}
+			}
+		}
+		if role == "supervised-stopped" {
+			c.conn.Stop()
+		} else {
+			_ = c.ping() // answered by its exit
+		}
+		<-c.conn.Done()
+		fmt.Printf("server %d child %d\n", c.Pid(), child)
 		io.Copy(io.Discard, os.Stdin)
 		c.Close()
 		return 0
@@ -281,6 +321,33 @@ func playOnTerminal(start func(string, ...string) (*server, error)) int {
 func harness(role string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), roleEnv+"="+role), env...)
+	return cmd
+}
+
+// startHarness starts the harness in role, marked, with its stdin held
+// open until the test ends, and scans the first line it prints into vars
+// by format.
+func startHarness(t *testing.T, role, mark, format string, vars ...any) *exec.Cmd {
+	t.Helper()
+	cmd := harness(role, markEnv+"="+mark)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close() })
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if _, serr := fmt.Sscanf(line, format, vars...); err != nil || serr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the harness said %q (%v)", line, err)
+	}
 	return cmd
 }
 
@@ -424,33 +491,41 @@ func TestServerCannotReachTheTerminal(t *testing.T) {
 // When the harness is killed outright, its servers die with it.
 func TestServerDiesWithTheHarness(t *testing.T) {
 	mark := newMark(t)
-	cmd := harness("hold", markEnv+"="+mark)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
 	var server int
-	if _, serr := fmt.Sscanf(line, "server %d", &server); err != nil || serr != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("the harness said %q (%v)", line, err)
-	}
+	cmd := startHarness(t, "hold", mark, "server %d", &server)
 	if !alive(server) {
 		t.Fatalf("server %d is not running", server)
 	}
+	killHarness(t, cmd, server, mark)
+}
+
+// killHarness kills the harness outright, then waits for pid, and every
+// process that carries the mark, to be gone.
+func killHarness(t *testing.T, cmd *exec.Cmd, pid int, mark string) {
+	t.Helper()
 	cmd.Process.Kill()
 	cmd.Wait()
-	waitGoneWithin(t, server, 20*time.Second)
+	// Generous for a busy machine, and half the life of a sleeper.
+	waitGoneWithin(t, pid, 30*time.Second)
 	waitNoMarked(t, mark)
+}
+
+// When the harness is killed outright between a server's end and the sweep
+// of its leftovers (the harness stopped it, or it exited on its own), the
+// supervisor still takes them with it: a child in a session of its own,
+// without a parent-death signal, is gone too.
+func TestLeftoversDieWithTheHarnessDuringShutdown(t *testing.T) {
+	for _, role := range []string{"supervised-stopped", "supervised-exited"} {
+		t.Run(role, func(t *testing.T) {
+			mark := newMark(t)
+			var server, child int
+			cmd := startHarness(t, role, mark, "server %d child %d", &server, &child)
+			if !alive(child) {
+				t.Fatalf("the server's child %d is not running", child)
+			}
+			killHarness(t, cmd, child, mark)
+		})
+	}
 }
 
 // The parent-death signal fires when the thread that started the server
@@ -544,14 +619,15 @@ func TestServerGetsOnlyItsStdio(t *testing.T) {
 }
 
 // Processes that leave the server's group, or its session, or lose their
-// parent altogether, are still found, killed, reaped and recorded.
+// parent altogether, are still found, killed, reaped and recorded, and
+// recorded the same under a supervisor, which adopts and reaps them.
 func TestEscapedDescendantsAreKilled(t *testing.T) {
 	for _, tc := range []struct{ mode, tie string }{
 		{"escape-session", "descendant"},
 		{"escape-group", "session"},
 		{"daemon", "descendant"},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
+		runBoth(t, tc.mode, func(t *testing.T) {
 			c, mark := startMarked(t, tc.mode)
 			if err := c.ping(); err != nil {
 				t.Fatal(err)
@@ -637,6 +713,32 @@ func TestConcurrentServersKeepTheirDescendants(t *testing.T) {
 		t.Errorf("server B: got strays %v, want its child %d only", got, childB)
 	}
 	waitNoMarked(t, markB)
+}
+
+// Servers closed at once under supervisors leave nothing: a supervisor
+// let go by one sweep, still exiting, is no orphan to another's.
+func TestSupervisorsAreNoStraysOfOtherServers(t *testing.T) {
+	supervise(t)
+	for range 5 {
+		var servers []*server
+		for range 4 {
+			c, _ := startMarked(t, "plain")
+			if err := c.ping(); err != nil {
+				t.Fatal(err)
+			}
+			servers = append(servers, c)
+		}
+		var wg sync.WaitGroup
+		for _, c := range servers {
+			wg.Go(func() { c.Close() })
+		}
+		wg.Wait()
+		for _, c := range servers {
+			if s := c.Strays(); len(s) != 0 {
+				t.Fatalf("server %d: got strays %v, want none", c.Pid(), s)
+			}
+		}
+	}
 }
 
 // A daemon's grandchild, reparented at once, can only be put down to the

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,9 +37,17 @@ type process struct {
 	hurryCh chan struct{} // closed by hurry
 	grace   time.Duration // the wait after closing stdin
 	// watch is the pipe the server's supervisor watches (nil without
-	// one): closed only once the supervisor has exited, or with this
+	// one): closed once the server's leftovers are swept, or with this
 	// process, which tells the supervisor to kill the server's tree.
 	watch *os.File
+	// status is where the supervisor reports how the server ended (nil
+	// without one, or if it never said the server started).
+	status *os.File
+	// group is the process group the server leads: its pid, which under
+	// a supervisor is not cmd's.
+	group int
+	// reaped is closed once cmd has been waited for.
+	reaped chan struct{}
 }
 
 // notFound says in plain words why the command typed as typed could not
@@ -104,7 +113,7 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
 	}
-	p := &process{cmd: cmd, watch: watch, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), hurryCh: make(chan struct{}), pipes: map[uint64]string{}}
+	p := &process{cmd: cmd, watch: watch, stdin: inW, stdout: outR, stderr: errR, done: make(chan struct{}), reaped: make(chan struct{}), hurryCh: make(chan struct{}), pipes: map[uint64]string{}}
 	for name, f := range map[string]*os.File{"stdin": inW, "stdout": outR, "stderr": errR} {
 		if ino, ok := pipeInode(f); ok {
 			p.pipes[ino] = name
@@ -114,8 +123,11 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	for _, f := range supervisorEnds {
 		f.Close()
 	}
-	if err == nil && status != nil {
-		err = p.supervisorStarted(status)
+	if err == nil {
+		p.group = cmd.Process.Pid
+		if status != nil {
+			err = p.supervisorStarted(status)
+		}
 	}
 	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW, watch} {
@@ -128,23 +140,63 @@ func startProcess(argv []string, dir string, env []string) (*process, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
+	go p.reap()
 	go p.wait()
 	return p, nil
 }
 
 // supervisorStarted reads what the supervisor says of the server's start:
-// nothing once it started, or why it could not, in which case the
+// its pid once it started, or why it could not, in which case the
 // supervisor, which exits at once, is waited for and its registration
-// swept away.
+// swept away. A supervisor that ends without a word leaves its own exit
+// to stand for the server's.
 func (p *process) supervisorStarted(status *os.File) error {
-	msg, _ := io.ReadAll(io.LimitReader(status, 4096))
+	line := readLine(status, 4096)
+	if pid, ok := strings.CutPrefix(line, "started "); ok {
+		if n, err := strconv.Atoi(strings.TrimSuffix(pid, "\n")); err == nil && n > 0 {
+			p.group, p.status = n, status
+			regroup(p.tracked, n)
+			return nil
+		}
+	}
+	rest, _ := io.ReadAll(io.LimitReader(status, 4096))
 	status.Close()
-	if len(msg) == 0 {
+	msg := line + string(rest)
+	if msg == "" {
 		return nil
 	}
 	_ = p.cmd.Wait()
 	sweep(p.tracked)
-	return errors.New(string(msg))
+	return errors.New(msg)
+}
+
+// readLine reads from f up to a newline (kept), its end or max bytes, one
+// byte at a time: what follows is read later, by another.
+func readLine(f *os.File, max int) string {
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < max {
+		if n, _ := f.Read(b); n == 0 {
+			break
+		}
+		line = append(line, b[0])
+		if b[0] == '\n' {
+			break
+		}
+	}
+	return string(line)
+}
+
+// serverExit reads the server's wait status from the supervisor's report;
+// ok is false if the supervisor ended without one.
+func serverExit(status *os.File) (ws syscall.WaitStatus, ok bool) {
+	line := readLine(status, 64)
+	v, found := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "exited ")
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(v, 10, 32)
+	return syscall.WaitStatus(n), err == nil
 }
 
 // spawner is one goroutine locked for good to its OS thread, on which every
@@ -198,19 +250,42 @@ func launch(cmd *exec.Cmd, pipes map[uint64]string) (t *tracked, err error) {
 	return t, err
 }
 
-func (p *process) wait() {
-	err := p.cmd.Wait()
-	if p.watch != nil {
+// reap waits for cmd: the server, or its supervisor, which ends once the
+// shutdown lets it go (see release).
+func (p *process) reap() {
+	_ = p.cmd.Wait()
+	if p.status == nil && p.watch != nil {
+		// A supervisor that never said the server started: its exit was
+		// the server's.
 		p.watch.Close()
 	}
-	p.mu.Lock()
-	e := ExitInfo{Exited: true, Code: p.cmd.ProcessState.ExitCode()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = signalName(ws.Signal())
-			e.Code = -1
+	close(p.reaped)
+}
+
+// wait waits for the server's exit and records it: as the supervisor
+// reports it, or as cmd's own.
+func (p *process) wait() {
+	ws, ok := syscall.WaitStatus(0), false
+	if p.status != nil {
+		ws, ok = serverExit(p.status)
+		p.status.Close()
+	}
+	code := 0
+	if !ok {
+		<-p.reaped
+		code = -1
+		if ps := p.cmd.ProcessState; ps != nil {
+			code = ps.ExitCode()
+			ws, ok = ps.Sys().(syscall.WaitStatus)
 		}
+	} else {
+		code = ws.ExitStatus()
+	}
+	p.mu.Lock()
+	e := ExitInfo{Exited: true, Code: code}
+	if ok && ws.Signaled() {
+		e.Signal = signalName(ws.Signal())
+		e.Code = -1
 	}
 	if p.stopped.IsZero() {
 		e.Stage = "before-shutdown"
@@ -248,7 +323,28 @@ const sigKill = syscall.SIGKILL
 
 func (p *process) signalGroup(sig syscall.Signal) {
 	// The negative pid names the whole process group the server leads.
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	_ = syscall.Kill(-p.group, sig)
+}
+
+// release lets the server's supervisor go, once the server's leftovers
+// are swept, and waits for it (at most killWait): it kills what is left of
+// the server's tree, which it adopted, and exits. Until then no orphan of
+// the server is left to init, should this process be killed outright.
+// The server stays registered until the supervisor is waited for.
+func (p *process) release() {
+	if p.watch == nil {
+		return
+	}
+	p.watch.Close()
+	select {
+	case <-p.reaped:
+		forget(p.tracked)
+	case <-time.After(killWait):
+		go func() {
+			<-p.reaped
+			forget(p.tracked)
+		}()
+	}
 }
 
 // killWait bounds the wait for a process to die after SIGKILL.
@@ -333,7 +429,9 @@ func (p *process) shutdown(grace time.Duration) ExitInfo {
 	// Children left in the group die with it even when the leader exited cleanly.
 	p.signalGroup(syscall.SIGKILL)
 	// Then everything else that came from it: children that left the group
-	// or the session, daemons reparented to this process, re-forking ones.
+	// or the session, daemons reparented to this process or to the
+	// supervisor, re-forking ones.
 	sweep(p.tracked)
+	p.release()
 	return p.exitInfo()
 }

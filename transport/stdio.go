@@ -133,7 +133,7 @@ func (p *process) stop(grace time.Duration, rec *transcript.Transcript, outputs 
 		p.stderr.Close()
 	}()
 	eof := waitAll(wait, outputs...)
-	strays := settle(findStrays(p.cmd.Process.Pid, p.pipes), wait)
+	strays := settle(findStrays(p.cmd.Process.Pid, p.group, p.pipes), wait)
 	for i := range strays {
 		strays[i].Killed = killStray(strays[i].Pid)
 		ev := strays[i].event()

@@ -30,23 +30,25 @@ func TestCleanShutdown(t *testing.T) {
 	}
 }
 
+// A server deaf to stdin EOF dies of SIGTERM, one deaf to SIGTERM too of
+// SIGKILL; under a supervisor the same is read.
 func TestShutdownEscalates(t *testing.T) {
 	const grace = 200 * time.Millisecond
 	for _, tc := range []struct {
-		modes, stage string
+		modes, stage, signal string
 	}{
-		{"ignore-eof", "sigterm"},
-		{"ignore-eof,ignore-sigterm", "sigkill"},
+		{"ignore-eof", "sigterm", "SIGTERM"},
+		{"ignore-eof,ignore-sigterm", "sigkill", "SIGKILL"},
 	} {
-		t.Run(tc.modes, func(t *testing.T) {
+		runBoth(t, tc.modes, func(t *testing.T) {
 			c := startServer(t, tc.modes, grace)
 			if err := c.ping(); err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
 			info := c.Close()
-			if info.Stage != tc.stage || !info.Exited {
-				t.Errorf("got %+v, want stage %s", info, tc.stage)
+			if info.Stage != tc.stage || !info.Exited || info.Signal != tc.signal || info.Code != -1 {
+				t.Errorf("got %+v, want stage %s, killed by %s", info, tc.stage, tc.signal)
 			}
 			// Two graces at most, plus the waits for the pipes: generous.
 			if d := time.Since(start); d > 2*grace+3*postExitWait {

@@ -21,7 +21,8 @@ type Stray struct {
 	// Killed is set when SIGKILL was delivered to it.
 	Killed bool
 	// Reaped is set when it had become a child of this process (see
-	// Coverage) and its exit status was collected, so it left no zombie.
+	// Coverage), or of the server's supervisor (see SuperviseWith), and its
+	// exit status was collected, so it left no zombie.
 	Reaped bool
 	// OtherServers are the pids of other servers that ran when it started
 	// and that it may have come from instead: a process reparented to this

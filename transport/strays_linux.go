@@ -41,6 +41,9 @@ func (p procStat) key() procKey { return procKey{p.pid, p.start} }
 type tracked struct {
 	pid   int
 	start uint64
+	// group is the process group the server leads: pid, or under a
+	// supervisor (pid) the server's own, within the supervisor's session.
+	group int
 	pipes map[uint64]string
 	// closing is set once its shutdown began: orphans it may share with
 	// other servers are no longer kept for them while they still run.
@@ -89,10 +92,25 @@ func unlockRegistry() { reg.mu.Unlock() }
 // registerLocked records a server just started.
 func registerLocked(pid int, pipes map[uint64]string) *tracked {
 	st, _ := readStat(pid) // readable even if it died: nothing has reaped it yet
-	t := &tracked{pid: pid, start: st.start, pipes: pipes}
+	t := &tracked{pid: pid, start: st.start, group: pid, pipes: pipes}
 	reg.servers[pid] = t
 	return t
 }
+
+// regroup records that t's pid is the server's supervisor, and group the
+// group the server leads.
+func regroup(t *tracked, group int) {
+	if t == nil {
+		return
+	}
+	reg.mu.Lock()
+	t.group = group
+	reg.mu.Unlock()
+}
+
+// supervisedLocked reports whether t's pid is the server's supervisor,
+// which must outlive the sweep: its group is never killed whole.
+func (t *tracked) supervisedLocked() bool { return t.group != t.pid }
 
 func isServerLocked(p procStat) bool {
 	s := reg.servers[p.pid]
@@ -338,7 +356,8 @@ const sweepRounds = 500
 // nothing is left. A process that forks as fast as it is killed is caught
 // over the rounds, its new children being reparented here; a process stuck
 // in the kernel ends the sweep at the deadline. What it found is kept for
-// findStrays, and t is forgotten.
+// findStrays, and t is forgotten (under a supervisor, once that is gone:
+// see forget).
 func sweep(t *tracked) {
 	if t == nil {
 		return
@@ -350,6 +369,10 @@ func sweep(t *tracked) {
 	var found []Stray
 	index := map[procKey]int{}
 	reaped := map[int]bool{}
+	// adopted are the processes seen as children of the server's
+	// supervisor, which reaps them.
+	adopted := map[procKey]bool{}
+	var group int
 	deadline := time.Now().Add(killWait)
 	pause := time.Millisecond
 	for round := 0; round < sweepRounds; round++ {
@@ -372,6 +395,18 @@ func sweep(t *tracked) {
 				dying++
 			}
 		}
+		group = t.group
+		supervised := t.supervisedLocked()
+		for pid, o := range own {
+			// The supervisor's orphans are its to reap: a zombie waits
+			// for it, as one of this process's does for the loop below.
+			if p := snap[pid]; o == t && supervised && p.ppid == t.pid {
+				adopted[p.key()] = true
+				if p.dead() {
+					dying++
+				}
+			}
+		}
 		for pid, o := range own {
 			// Nothing in this process's own session is ever a server's.
 			if p := snap[pid]; o == t && !p.dead() && p.sid != selfSid {
@@ -385,7 +420,8 @@ func sweep(t *tracked) {
 			// A group is within a session, and every session here was made
 			// by the server or its descendants: killing the whole group
 			// also takes a child forked after the look.
-			if s := reg.servers[p.pgid]; p.pgid > 1 && p.pgid != selfPgid && (s == nil || s == t) {
+			// The supervisor's group is left out: it stays until released.
+			if s := reg.servers[p.pgid]; p.pgid > 1 && p.pgid != selfPgid && (s == nil || s == t && !supervised) {
 				groups[p.pgid] = true
 			}
 		}
@@ -411,7 +447,7 @@ func sweep(t *tracked) {
 			if !seen {
 				// Read before the kill: a dead process has no command line
 				// and no descriptors left.
-				s = Stray{Pid: p.pid, Command: cmdline(p.pid, p.comm), Holds: ties(p, t), OtherServers: others[p.pid]}
+				s = Stray{Pid: p.pid, Command: cmdline(p.pid, p.comm), Holds: ties(p, t.pid, group, t.pipes), OtherServers: others[p.pid]}
 			}
 			err := syscall.Kill(p.pid, syscall.SIGKILL)
 			if !seen {
@@ -436,6 +472,11 @@ func sweep(t *tracked) {
 		time.Sleep(pause)
 		pause = min(2*pause, 20*time.Millisecond)
 	}
+	for k := range adopted {
+		if st, ok := readStat(k.pid); !ok || st.start != k.start {
+			reaped[k.pid] = true
+		}
+	}
 	coverage := strayCoverage()
 	kept := found[:0]
 	for _, s := range found {
@@ -457,37 +498,53 @@ func sweep(t *tracked) {
 			reg.handled[k.pid] = handled{start: k.start, killed: found[i].Killed}
 		}
 	}
+	// A supervisor lives on until released: unregistered while it does,
+	// it would look like an orphan to the sweeps of other servers.
+	if reg.servers[t.pid] == t && !t.supervisedLocked() {
+		delete(reg.servers, t.pid)
+	}
+	reg.mu.Unlock()
+}
+
+// forget drops t, whose supervisor has been waited for.
+func forget(t *tracked) {
+	if t == nil {
+		return
+	}
+	reg.mu.Lock()
 	if reg.servers[t.pid] == t {
 		delete(reg.servers, t.pid)
 	}
 	reg.mu.Unlock()
 }
 
-// ties says what tied p to server t.
-func ties(p procStat, t *tracked) []string {
+// ties says what tied p to the server whose session is sid and group
+// group, and whose pipes are pipes.
+func ties(p procStat, sid, group int, pipes map[uint64]string) []string {
 	var holds []string
 	switch {
-	case p.pgid == t.pid:
+	case p.pgid == group:
 		holds = append(holds, "process group")
-	case p.sid == t.pid:
+	case p.sid == sid:
 		holds = append(holds, "session")
 	default:
 		holds = append(holds, "descendant")
 	}
-	return append(holds, pipesHeld(p.pid, t.pipes)...)
+	return append(holds, pipesHeld(p.pid, pipes)...)
 }
 
-// findStrays returns what the sweep of the server with process group pgid
-// found, then scans /proc for processes other than this one and its direct
-// children that are in process group pgid (and not zombies) or hold one of
-// the pipes, named by inode: a process the server handed a pipe to, which
-// is no descendant of it. Direct children are left out: a server this
-// process is starting holds every descriptor of its parent between fork
-// and exec, and is no stray.
-func findStrays(pgid int, pipes map[uint64]string) []Stray {
+// findStrays returns what the sweep of the server started as server (its
+// supervisor's, if it has one) found, then scans /proc for processes other
+// than this one and its direct children that are in the server's process
+// group pgid (and not zombies) or hold one of the pipes, named by inode: a
+// process the server handed a pipe to, which is no descendant of it.
+// Direct children are left out: a server this process is starting holds
+// every descriptor of its parent between fork and exec, and is no stray;
+// nor is a supervisor.
+func findStrays(server, pgid int, pipes map[uint64]string) []Stray {
 	reg.mu.Lock()
-	out := reg.swept[pgid]
-	delete(reg.swept, pgid)
+	out := reg.swept[server]
+	delete(reg.swept, server)
 	reg.mu.Unlock()
 	self := os.Getpid()
 	dir, err := os.ReadDir("/proc")

@@ -15,6 +15,10 @@ func unlockRegistry() {}
 
 func registerLocked(pid int, pipes map[uint64]string) *tracked { return nil }
 
+func regroup(t *tracked, group int) {}
+
+func forget(t *tracked) {}
+
 func observe() {}
 
 // sweep needs /proc: beyond the server's process group, which shutdown
@@ -22,7 +26,7 @@ func observe() {}
 func sweep(t *tracked) {}
 
 // findStrays needs /proc; elsewhere no strays are reported.
-func findStrays(pgid int, pipes map[uint64]string) []Stray { return nil }
+func findStrays(server, pgid int, pipes map[uint64]string) []Stray { return nil }
 
 func strayCoverage() string {
 	return "none: strays are looked for through /proc, which " + runtime.GOOS + " lacks; only the server's process group is killed at shutdown"

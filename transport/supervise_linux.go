@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,7 +33,9 @@ var supervisor struct {
 // fires when this process is killed outright, but the server may clear
 // it and its children never have it: the supervisor outlives this process
 // and kills the server's whole tree when its pipe from this process
-// closes, which happens however this process ends.
+// closes, which happens however this process ends. It lives on after the
+// server's end until the shutdown has swept the server's leftovers, so
+// that there is no moment in which they could outlive this process.
 func SuperviseWith(argv []string) {
 	supervisor.mu.Lock()
 	defer supervisor.mu.Unlock()
@@ -49,11 +50,12 @@ func supervisorArgv() []string {
 
 // supervised returns the command that starts cmd under the supervisor;
 // the write end of the pipe the supervisor watches (its descriptor 3),
-// which this process keeps and closes only once the supervisor has
-// exited; the supervisor's ends of its pipes, to close once it has
-// started; and the read end of the pipe on which the supervisor says why
-// the server could not start (its descriptor 4: closed empty once the
-// server started). Without a supervisor, cmd itself and nothing else.
+// which this process keeps and closes once the server's leftovers are
+// swept; the supervisor's ends of its pipes, to close once it has
+// started; and the read end of the pipe on which the supervisor reports
+// the server (its descriptor 4): why it could not start, or its pid and
+// then how it ended (see Supervise). Without a supervisor, cmd itself and
+// nothing else.
 func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep *os.File, closeAfter []*os.File, status *os.File, err error) {
 	sv := supervisorArgv()
 	if len(sv) == 0 {
@@ -75,7 +77,8 @@ func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep *os.File, closeAfter []*os.Fil
 	s.Stdin, s.Stdout, s.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
 	s.ExtraFiles = []*os.File{r, sw}
 	// Its own session, as a server gets (see isolation), which the server
-	// shares: group signals reach both. No parent-death signal: the
+	// shares in a process group of its own: the shutdown's group signals
+	// reach the server, never the supervisor. No parent-death signal: the
 	// supervisor must live on to clean up after this process.
 	s.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return s, w, []*os.File{r, sw}, sr, nil
@@ -83,12 +86,14 @@ func supervised(cmd *exec.Cmd) (s *exec.Cmd, keep *os.File, closeAfter []*os.Fil
 
 // Supervise is the body of SuperviseCommand: args are the server's path
 // and its argv. It starts the server on its own stdio (the descriptors
-// themselves: not a byte passes through the supervisor), becomes the
-// subreaper of the server's descendants, and then either exits as the
-// server exits (with its code, or killed by its signal), or, when
-// descriptor 3 reaches end of file (the process that started it is gone,
-// killed outright or crashed), kills every descendant and every process
-// of its session and exits.
+// themselves: not a byte passes through the supervisor), in a process
+// group of its own, and becomes the subreaper of the server's
+// descendants. On descriptor 4 it writes why the server could not start
+// and exits, or "started PID" and, once the server has exited, "exited
+// STATUS" (its raw wait status). It then lives on, reaping the orphans it
+// inherits, until descriptor 3 reaches end of file (the harness has swept
+// the server's leftovers, or is gone, killed outright or crashed): then it
+// kills every descendant and every process of its session and exits.
 func Supervise(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: "+SuperviseCommand+" PATH ARGV0 [ARGS...]")
@@ -105,46 +110,52 @@ func Supervise(args []string) int {
 	watch := os.NewFile(3, "harness")
 	status := os.NewFile(4, "status")
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	// The shutdown's group signals reach the supervisor too: it waits for
-	// the server instead. Caught, not ignored: an ignored signal would stay
-	// ignored in the server.
+	// A signal to the supervisor's group (a process of the session may
+	// name it) must not end it before the harness has swept. Caught, not
+	// ignored: an ignored signal would stay ignored in the server.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE, syscall.SIGQUIT)
 	go func() {
 		for range sigs {
 		}
 	}()
+	children := make(chan os.Signal, 1)
+	signal.Notify(children, syscall.SIGCHLD)
 	cmd := exec.Command(args[0], args[2:]...)
 	cmd.Args[0] = args[1]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		// Said to the harness, which reports it as it would its own.
 		fmt.Fprint(status, err)
 		return 127
 	}
-	status.Close()
+	server := cmd.Process.Pid
+	fmt.Fprintf(status, "started %d\n", server)
 	// The server's pipes must reach end of file when it and its children
 	// close them, not when the supervisor does.
 	releaseStdio()
-	// Whichever ends first, the kill or the server's exit, holds ending
-	// to the end: the server dying in the kill must not end the
-	// supervisor before the rest of the tree.
-	var ending sync.Mutex
 	go func() {
 		_, _ = io.Copy(io.Discard, watch)
-		ending.Lock()
 		killTree()
 		os.Exit(1)
 	}()
-	_ = cmd.Wait()
-	ending.Lock()
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		dieBy(ws.Signal())
-		return 128 + int(ws.Signal())
+	// Every child is reaped here, the server by the same wait4 as the
+	// orphans: none is left to os/exec.
+	for {
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+			if pid == server {
+				fmt.Fprintf(status, "exited %d\n", uint32(ws))
+				status.Close()
+			}
+		}
+		<-children
 	}
-	return ws.ExitStatus()
 }
 
 // releaseStdio points descriptors 0 to 2 at /dev/null.
@@ -157,20 +168,6 @@ func releaseStdio() {
 		_ = unix.Dup3(null, fd, 0)
 	}
 	_ = unix.Close(null)
-}
-
-// dieBy ends this process by sig, with its default action, so that the
-// server's death reads the same one level up; no core is dumped (the
-// server dumped its own, if it did).
-func dieBy(sig syscall.Signal) {
-	_ = unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	signal.Reset(sig)
-	// Go's runtime handles some signals itself (SIGABRT, SIGSEGV, SIGPIPE):
-	// the default action is restored under it. An all-zero sigaction is
-	// SIG_DFL with no flags and an empty mask on every Linux architecture.
-	var dfl [4]uint64
-	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
-	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
 }
 
 // maxKillRounds bounds the rounds of killTree against a tree that keeps
