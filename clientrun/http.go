@@ -3,6 +3,7 @@ package clientrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,21 @@ import (
 // maxHTTPBody bounds a request body the recorder reads.
 const maxHTTPBody = 1 << 24
 
+// The mock's own requests (MockConfig.Ask) go out once a session is
+// initialized, as over stdio, at the first POST of requests that follows
+// its notifications/initialized: on the session's GET stream when the
+// client has one open, else on the SSE answer to that POST, ahead of its
+// response. The client answers each with a POST of its own, which the
+// mock answers 202 Accepted. A client's streams are read in no order the
+// mock can see, so the order that one stdout gives over stdio comes from
+// holding back: while an ask is unanswered, the responses of the session
+// wait (at most askWait after the asks went out, or until the client
+// gives up the request). A client that never answers is then judged on
+// what the record shows it read, as over stdio; the wait decides nothing.
+
+// askWait bounds how long responses wait for the answers to the asks.
+const askWait = 5 * time.Second
+
 // HTTPMock is the recording mock of one scenario run over HTTP.
 type HTTPMock struct {
 	// URL is the MCP endpoint the client is given.
@@ -52,6 +68,15 @@ type HTTPMock struct {
 	notify   []string
 	ready    map[string]bool
 	notified map[string]bool
+	// ask are the requests sent once a session is initialized; asked
+	// holds the sessions asked, by the time the asks went out, pending
+	// the ids (wire.IDKey) of the asks unanswered, by session, and
+	// answered is closed, and replaced, whenever an answer comes.
+	ask      []string
+	nAsked   int
+	asked    map[string]time.Time
+	pending  map[string]string
+	answered chan struct{}
 }
 
 // StartHTTPMock serves the recording mock set up by c on 127.0.0.1, on a
@@ -64,7 +89,14 @@ func StartHTTPMock(ctx context.Context, c MockConfig) (*HTTPMock, error) {
 	if why := c.stdioOnly(); why != "" {
 		return nil, errors.New(why)
 	}
-	h, err := mockserver.NewHTTPHandler(ctx, io.Discard, mockserver.HTTPOptions{Options: opts})
+	m := &HTTPMock{tr: transcript.New(time.Now(), transcript.Limits{}), served: make(chan struct{}),
+		notify: c.Notify, ready: map[string]bool{}, notified: map[string]bool{},
+		ask: c.Ask, asked: map[string]time.Time{}, pending: map[string]string{}, answered: make(chan struct{})}
+	hopts := mockserver.HTTPOptions{Options: opts}
+	if len(c.Ask) > 0 {
+		hopts.Lead = m.lead
+	}
+	h, err := mockserver.NewHTTPHandler(ctx, io.Discard, hopts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +105,7 @@ func StartHTTPMock(ctx context.Context, c MockConfig) (*HTTPMock, error) {
 		h.Close()
 		return nil, err
 	}
-	m := &HTTPMock{URL: "http://" + ln.Addr().String() + "/mcp", tr: transcript.New(time.Now(), transcript.Limits{}), handler: h, served: make(chan struct{}),
-		notify: c.Notify, ready: map[string]bool{}, notified: map[string]bool{}}
+	m.URL, m.handler = "http://"+ln.Addr().String()+"/mcp", h
 	m.srv = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(m.served)
@@ -88,8 +119,8 @@ func (c MockConfig) stdioOnly() string {
 	switch {
 	case c.IgnoreEOF || c.IgnoreSIGTERM:
 		return "stdio only: the scenario judges how the client ends a server process"
-	case len(c.Ask) > 0 || c.HoldAnswers || c.CounterOffer != "":
-		return "stdio only: the recording mock asks the client over stdio alone"
+	case c.CounterOffer != "":
+		return "stdio only: the recording mock counter-offers a version over stdio alone"
 	}
 	return ""
 }
@@ -124,18 +155,22 @@ func (m *HTTPMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Unlock()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody))
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	session := r.Header.Get("Mcp-Session-Id")
 	req := transcript.Event{HTTPRequest: &transcript.HTTPRequest{Exchange: n, Method: r.Method, URL: r.URL.RequestURI(), Proto: r.Proto, Header: fields(r.Header)}}
+	var msgs []*wire.Message
 	switch {
 	case r.Method == http.MethodPost && len(body) > 0:
-		msgs, batch := wire.DecodeLine(body)
+		var batch bool
+		msgs, batch = wire.DecodeLine(body)
 		m.tr.AddAfter([]transcript.Event{req}, transcript.Entry{Dir: transcript.Send, Data: body, Msgs: msgs, Batch: batch})
+		m.initialized(session, msgs)
 	case len(body) > 0:
 		m.tr.Event(req)
 		m.tr.Event(transcript.Event{HTTPBody: &transcript.HTTPBody{Exchange: n, Data: body, Len: int64(len(body)), End: true}})
 	default:
 		m.tr.Event(req)
 	}
-	rw := &recordingWriter{w: w, m: m, n: n}
+	rw := &recordingWriter{w: w, m: m, n: n, ctx: r.Context(), session: session}
 	m.handler.ServeHTTP(rw, r)
 	why := ""
 	if r.Context().Err() != nil {
@@ -143,7 +178,88 @@ func (m *HTTPMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rw.finish(why)
 	if r.Method == http.MethodPost {
-		m.afterPost(r.Header.Get("Mcp-Session-Id"), body, rw.status)
+		m.answers(msgs)
+		m.afterPost(session, body, rw.status)
+	}
+}
+
+// initialized notes a notifications/initialized, which readies its
+// session for the asks, before the mock gets it.
+func (m *HTTPMock) initialized(session string, msgs []*wire.Message) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, msg := range msgs {
+		if msg.Method == "notifications/initialized" && session != "" {
+			m.ready[session] = true
+		}
+	}
+}
+
+// answers notes the answers to the asks that a POST carried, once the
+// POST has been answered: a held response goes out after the client's
+// answer was taken, as over stdio, where the answer is written before
+// the response is read. (A client may end the POST of its answer when
+// the request it was asked under is answered.)
+func (m *HTTPMock) answers(msgs []*wire.Message) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, msg := range msgs {
+		if _, ok := m.pending[wire.IDKey(msg.ID)]; ok && msg.Kind() == wire.KindResponse {
+			delete(m.pending, wire.IDKey(msg.ID))
+			close(m.answered)
+			m.answered = make(chan struct{})
+		}
+	}
+}
+
+// lead gives the asks for the first POST of requests of an initialized
+// session (mockserver.HTTPOptions.Lead), once per session.
+func (m *HTTPMock) lead(session string, body []byte) [][]byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ready[session] {
+		return nil
+	}
+	if _, ok := m.asked[session]; ok {
+		return nil
+	}
+	m.asked[session] = time.Now()
+	var out [][]byte
+	for _, method := range m.ask {
+		m.nAsked++
+		id := fmt.Sprintf("rec-%d", m.nAsked)
+		m.pending[wire.IDKey(json.RawMessage(strconv.Quote(id)))] = session
+		out = append(out, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q,"params":%s}`, id, method, askParams(method))))
+	}
+	return out
+}
+
+// hold waits, before a response of the session goes out, while an ask
+// of the session is unanswered: until its answer comes, askWait after the
+// asks went out, or until ctx (the client's request) ends.
+func (m *HTTPMock) hold(ctx context.Context, session string) {
+	for {
+		m.mu.Lock()
+		waiting := false
+		for _, s := range m.pending {
+			waiting = waiting || s == session
+		}
+		since, ch := m.asked[session], m.answered
+		m.mu.Unlock()
+		left := askWait - time.Since(since)
+		if !waiting || left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ch:
+			t.Stop()
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 }
 
@@ -160,8 +276,6 @@ func (m *HTTPMock) afterPost(session string, body []byte, status int) {
 	send := false
 	for _, msg := range msgs {
 		switch {
-		case msg.Method == "notifications/initialized":
-			m.ready[session] = true
 		case msg.Kind() == wire.KindRequest && status == http.StatusOK && m.ready[session] && !m.notified[session]:
 			m.notified[session], send = true, true
 		}
@@ -197,14 +311,18 @@ func fields(h http.Header) transcript.Header {
 // status, then sent, so that its status, header and message are together
 // in the record.
 type recordingWriter struct {
-	w      http.ResponseWriter
-	m      *HTTPMock
-	n      int
-	status int // 0 until the header is written
-	sse    bool
-	held   []byte
-	events sseSplitter
-	total  int64
+	w http.ResponseWriter
+	m *HTTPMock
+	n int
+	// ctx is the client's request and session its session, whose
+	// responses wait while an ask is unanswered.
+	ctx     context.Context
+	session string
+	status  int // 0 until the header is written
+	sse     bool
+	held    []byte
+	events  sseSplitter
+	total   int64
 }
 
 func (rw *recordingWriter) Header() http.Header { return rw.w.Header() }
@@ -234,7 +352,14 @@ func (rw *recordingWriter) Write(p []byte) (int, error) {
 		rw.held = append(rw.held, p...)
 		return len(p), nil
 	}
-	for _, ev := range rw.events.feed(p) {
+	evs := rw.events.feed(p)
+	for _, ev := range evs {
+		if len(rw.m.ask) > 0 && ev.dispatched && carriesResponse([]byte(ev.data)) {
+			rw.m.hold(rw.ctx, rw.session)
+			break
+		}
+	}
+	for _, ev := range evs {
 		rw.record(ev)
 	}
 	return rw.w.Write(p)
@@ -277,6 +402,9 @@ func (rw *recordingWriter) finish(why string) {
 		rw.m.tr.Event(transcript.Event{HTTPBody: end})
 		return
 	}
+	if len(rw.m.ask) > 0 && carriesResponse(rw.held) {
+		rw.m.hold(rw.ctx, rw.session)
+	}
 	head := transcript.Event{HTTPResponse: rw.head()}
 	msgs, batch := wire.DecodeLine(rw.held)
 	if lv := bytes.TrimSpace(rw.held); len(msgs) > 0 && len(lv) > 0 && (lv[0] == '{' || lv[0] == '[') && evidence.MediaType(head.HTTPResponse.Header) == "application/json" {
@@ -290,6 +418,17 @@ func (rw *recordingWriter) finish(why string) {
 	if len(rw.held) > 0 {
 		_, _ = rw.w.Write(rw.held)
 	}
+}
+
+// carriesResponse reports whether data holds a response.
+func carriesResponse(data []byte) bool {
+	msgs, _ := wire.DecodeLine(data)
+	for _, msg := range msgs {
+		if msg.Kind() == wire.KindResponse {
+			return true
+		}
+	}
+	return false
 }
 
 // sseParsed is one event of a stream and whether a WHATWG parser

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpconform/mcpconform/reports"
 	"github.com/mcpconform/mcpconform/suite/checks"
 	"github.com/mcpconform/mcpconform/transcript"
+	"github.com/mcpconform/mcpconform/wire"
 )
 
 // httpConfig runs the fake HTTP client with behaviour against the mock
@@ -160,6 +161,134 @@ func TestRunOverHTTPSendsListChanged(t *testing.T) {
 	}
 }
 
+// TestRunOverHTTPAsksTheClient: in server-requests the mock asks its
+// four requests at the first request after initialized, on the GET
+// stream when the client has one open, else on the SSE answer to that
+// request, ahead of its response, which waits for the answers; a client
+// that answers each passes the checks of answers.
+func TestRunOverHTTPAsksTheClient(t *testing.T) {
+	for _, onGet := range []bool{true, false} {
+		name := "response stream"
+		if onGet {
+			name = "GET stream"
+		}
+		t.Run(name, func(t *testing.T) {
+			mock, err := StartHTTPMock(context.Background(), MockConfig{Scenario: "server-requests"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &testHTTPClient{t: t, url: mock.URL}
+			c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+			c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			var get *testStream
+			if onGet {
+				get = c.get()
+			}
+			list := c.open(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			asks := list
+			if onGet {
+				asks = get
+			}
+			results := map[string]string{"ping": `{}`, "roots/list": `{"roots":[{"uri":"file:///tmp/project"}]}`,
+				"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`,
+				"elicitation/create":     `{"action":"accept","content":{"name":"Ada"}}`}
+			for range results {
+				ask := asks.message(t)
+				if ask.ID == nil || results[ask.Method] == "" {
+					t.Fatalf("got %s %s, want one of the four asks", ask.Method, ask.ID)
+				}
+				if status := c.post(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":` + results[ask.Method] + `}`); status != http.StatusAccepted {
+					t.Errorf("the answer to %s: status %d, want 202", ask.Method, status)
+				}
+			}
+			if resp := list.message(t); resp.Kind() != wire.KindResponse || string(resp.ID) != "2" {
+				t.Errorf("the tools/list stream then carried %s %s, want its response", resp.Method, resp.ID)
+			}
+			list.close()
+			if get != nil {
+				get.close()
+			}
+			sp := mock.Close()
+			if sp == nil {
+				t.Fatal("nothing recorded")
+			}
+			wantMethod := http.MethodPost
+			if onGet {
+				wantMethod = http.MethodGet
+			}
+			p := &evidence.Process{Transcript: sp.Transcript, Transport: evidence.TransportHTTP}
+			for _, x := range p.HTTPExchanges() {
+				for _, rc := range x.Received {
+					if len(rc.Msgs) == 1 && rc.Msgs[0].Kind() == wire.KindRequest && x.Method() != wantMethod {
+						t.Errorf("%s went out on a %s stream, want %s", rc.Msgs[0].Method, x.Method(), wantMethod)
+					}
+				}
+			}
+			results2 := judgeHTTPSpawn(sp)
+			for _, id := range []string{"client-answers-server-requests", "client-answers-ping", "client-response-ids", "client-roots-declared", "client-roots-result", "client-sampling-declared", "client-elicitation-declared"} {
+				if r := results2[id]; r.Verdict != reports.Pass {
+					t.Errorf("%s: %s %q, want pass", id, r.Verdict, r.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestRunOverHTTPJudgesUnansweredAsks: a client that skips roots/list
+// but answers the asks after it on the same stream read past it, and one
+// that answers sampling/createMessage without declaring sampling breaks
+// SAMP-01; over HTTP as over stdio.
+func TestRunOverHTTPJudgesUnansweredAsks(t *testing.T) {
+	mock, err := StartHTTPMock(context.Background(), MockConfig{Scenario: "server-requests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &testHTTPClient{t: t, url: mock.URL}
+	c.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := c.open(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	for range 4 {
+		ask := list.message(t)
+		result := ""
+		switch ask.Method {
+		case "ping":
+			result = `{}`
+		case "sampling/createMessage":
+			result = `{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`
+		case "elicitation/create":
+			result = `{"action":"decline"}`
+		}
+		if result != "" {
+			c.post(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":` + result + `}`)
+		}
+	}
+	list.close() // roots/list unanswered: the client gives up its request
+	sp := mock.Close()
+	if sp == nil {
+		t.Fatal("nothing recorded")
+	}
+	results := judgeHTTPSpawn(sp)
+	for id, want := range map[string]reports.Verdict{"client-answers-server-requests": reports.Fail, "client-sampling-declared": reports.Fail, "client-answers-ping": reports.Pass} {
+		if r := results[id]; r.Verdict != want {
+			t.Errorf("%s: %s %q, want %s", id, r.Verdict, r.Message, want)
+		}
+	}
+	if r := results["client-answers-server-requests"]; !strings.Contains(r.Message, "roots/list") {
+		t.Errorf("client-answers-server-requests: %q, want roots/list named", r.Message)
+	}
+}
+
+// judgeHTTPSpawn judges one recorded server-requests session by the client
+// checks, by id.
+func judgeHTTPSpawn(sp *evidence.Spawn) map[string]reports.Result {
+	sc := &evidence.ScenarioRun{Name: "server-requests", Version: "2025-11-25", Context: []byte(`{"name":"server-requests"}`), Class: evidence.ClassConformance, Spawns: []*evidence.Spawn{sp}}
+	out := map[string]reports.Result{}
+	for _, r := range checks.JudgeClientRun(&evidence.ClientRun{Format: 1, Transport: evidence.TransportHTTP, Scenarios: []*evidence.ScenarioRun{sc}}) {
+		out[r.ID] = r
+	}
+	return out
+}
+
 func TestRunOverHTTPNeverConnecting(t *testing.T) {
 	cfg := httpConfig("x", "initialize")
 	cfg.Command = []string{os.Args[0], "fake-client", "never-spawn"}
@@ -181,12 +310,10 @@ func TestPlanOverHTTP(t *testing.T) {
 	for _, sc := range plan {
 		names = append(names, sc.Name)
 	}
-	for _, stdio := range []string{"shutdown", "server-requests"} {
-		if slices.Contains(names, stdio) {
-			t.Errorf("the HTTP plan has %s, a stdio-only scenario", stdio)
-		}
+	if slices.Contains(names, "shutdown") {
+		t.Errorf("the HTTP plan has shutdown, a stdio-only scenario")
 	}
-	for _, http := range []string{"session-expiry", "list-changed"} {
+	for _, http := range []string{"session-expiry", "list-changed", "server-requests"} {
 		if !slices.Contains(names, http) {
 			t.Errorf("the HTTP plan lacks %s: %v", http, names)
 		}
@@ -283,12 +410,23 @@ func (c *testHTTPClient) request(method, body string) *http.Response {
 	return resp
 }
 
-// post posts a message and reads its whole answer.
-func (c *testHTTPClient) post(body string) {
+// post posts a message, reads its whole answer and returns its status.
+func (c *testHTTPClient) post(body string) int {
 	c.t.Helper()
 	resp := c.request(http.MethodPost, body)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// open posts a request answered with a stream, left open to read.
+func (c *testHTTPClient) open(body string) *testStream {
+	c.t.Helper()
+	resp := c.request(http.MethodPost, body)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
+		c.t.Fatalf("POST: status %d, %s, want a stream", resp.StatusCode, ct)
+	}
+	return &testStream{resp: resp, sc: bufio.NewScanner(resp.Body)}
 }
 
 // testStream is an open GET stream.
@@ -314,6 +452,17 @@ func (s *testStream) next() string {
 		}
 	}
 	return ""
+}
+
+// message returns the message of the next event that has data.
+func (s *testStream) message(t *testing.T) *wire.Message {
+	t.Helper()
+	data := s.next()
+	m, err := wire.DecodeMessage([]byte(data))
+	if err != nil {
+		t.Fatalf("the stream carried %q: %v", data, err)
+	}
+	return m
 }
 
 func (s *testStream) close() { s.resp.Body.Close() }

@@ -44,15 +44,17 @@ type MockConfig struct {
 	// after SIGTERM: a client must escalate to end it.
 	IgnoreEOF     bool
 	IgnoreSIGTERM bool
-	// Ask are requests sent once the client is initialized (their
-	// answers are recorded, not passed to the mock server); Notify are
-	// notifications sent after the first response that follows.
+	// Ask are requests sent once the client is initialized (over stdio
+	// their answers are recorded, not passed to the mock server; over
+	// HTTP see HTTPMock); Notify are notifications sent after the first
+	// response that follows.
 	Ask    []string
 	Notify []string
 	// HoldAnswers holds back the server's responses while a request of
 	// Ask is unanswered, so that a client cannot complete its scenario and
 	// close before it has answered them (the check of unanswered requests
-	// would otherwise depend on a race).
+	// would otherwise depend on a race). Over HTTP the mock always holds
+	// them, for a bounded time (HTTPMock).
 	HoldAnswers bool
 }
 

@@ -24,6 +24,15 @@ type HTTPOptions struct {
 	Options
 	// Path is the path of the MCP endpoint (default "/mcp").
 	Path string
+	// Lead, when set, is called with the session's id and the body of
+	// each POST of requests in a session of the handshake era, before the
+	// session's mock gets it. The messages it returns, of the server's
+	// own, go out ahead of anything the mock writes for that POST: on the
+	// session's GET stream when one is open, else first on the POST's
+	// own stream (or kept for a GET stream when the POST is answered with
+	// JSON, which carries nothing but the response). A recording mock
+	// asks the client its questions so.
+	Lead func(sessionID string, body []byte) [][]byte
 }
 
 // ServeHTTP serves the mock over Streamable HTTP on ln until ctx is done,
@@ -61,6 +70,7 @@ type HTTPHandler struct {
 	variants httpSet
 	legacy   bool // the fixture serves the handshake era
 	modern   bool // ... and 2026-07-28
+	lead     func(sessionID string, body []byte) [][]byte
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -87,7 +97,7 @@ func NewHTTPHandler(ctx context.Context, errOut io.Writer, opts HTTPOptions) (*H
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	h := &HTTPHandler{ctx: ctx, cancel: cancel, errOut: errOut, path: opts.Path, opts: o,
-		faults: faults, variants: variants, legacy: cat.legacy, modern: cat.modern,
+		faults: faults, variants: variants, legacy: cat.legacy, modern: cat.modern, lead: opts.Lead,
 		sessions: map[string]*httpSession{}, ended: map[string]bool{}}
 	if h.path == "" {
 		h.path = "/mcp"

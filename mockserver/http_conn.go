@@ -386,6 +386,7 @@ func (c *httpConn) answer(w http.ResponseWriter, r *http.Request, b *body) {
 		mode = "lazy"
 	}
 	p := newPost(b, mode, modern)
+	c.lead(p, b)
 	if err := c.push(r.Context(), b.raw, p); err != nil {
 		h.write(w, &httpError{status: http.StatusNotFound, code: -32001, msg: "Session not found"})
 		return
@@ -407,6 +408,26 @@ func (c *httpConn) answer(w http.ResponseWriter, r *http.Request, b *body) {
 		return
 	}
 	c.stream(w, r, p, first, done)
+}
+
+// lead queues the messages HTTPOptions.Lead gives for a POST of the
+// handshake era, before the mock gets the POST, so that they go out
+// ahead of its answer.
+func (c *httpConn) lead(p *post, b *body) {
+	h := c.s.h
+	if h.lead == nil || p.modern || c.s.id == "" {
+		return
+	}
+	msgs := h.lead(c.s.id, b.raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		if c.get != nil && !c.get.done {
+			c.deliver(c.get, m, false)
+		} else {
+			c.deliver(p, m, false)
+		}
+	}
 }
 
 // forget ends a stream the client has left or that is over. A stream of

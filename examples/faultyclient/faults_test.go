@@ -86,7 +86,8 @@ func runClient(ctx context.Context, t *testing.T, cmd *exec.Cmd) evidence.Client
 
 // clientRunHTTP runs the faulty client once over Streamable HTTP, given
 // the URL of the recording mock served in this process, and returns what
-// the mock saw. server holds the mock's --variant and --fault flags.
+// the mock saw. server holds the mock's --variant, --fault and --ask
+// flags.
 func clientRunHTTP(t *testing.T, bin string, flags []string, scenario, version string, server []string) *evidence.ClientRun {
 	t.Helper()
 	mc := clientrun.MockConfig{Scenario: scenario, ProtocolVersion: version}
@@ -96,6 +97,8 @@ func clientRunHTTP(t *testing.T, bin string, flags []string, scenario, version s
 			mc.Variants = append(mc.Variants, server[i+1])
 		case "--fault":
 			mc.Faults = append(mc.Faults, server[i+1])
+		case "--ask":
+			mc.Ask = append(mc.Ask, server[i+1])
 		default:
 			t.Fatalf("server flag %s: not one the HTTP mock takes", server[i])
 		}
@@ -183,35 +186,10 @@ func TestEveryFaultIsDetected(t *testing.T) {
 			} else {
 				run = clientRun(t, bin, []string{"-fault", f.Name}, f.Scenario, f.Version, f.Context, f.Server)
 			}
-			results := checks.JudgeClientRun(run)
 			for _, b := range f.Breaks {
 				covered[b] = true
-				found := false
-				for _, r := range results {
-					if r.Requirement == b && r.Verdict != reports.Pass && r.Verdict != reports.Skip {
-						found = true
-						if want := levelOf(t, b, r.ProtocolVersion); r.Verdict != want {
-							t.Errorf("%s reported under %s as %s, want %s: %s", r.ID, b, r.Verdict, want, r.Message)
-						}
-					}
-				}
-				if !found {
-					t.Errorf("nothing reported under %s; results:%s", b, describe(results))
-				}
 			}
-			defer func() {
-				if t.Failed() {
-					logRun(t, run)
-				}
-			}()
-			for _, r := range results {
-				switch r.Verdict {
-				case reports.Fail, reports.Warn, reports.Error:
-					if !slices.Contains(f.Breaks, r.Requirement) {
-						t.Errorf("undeclared: %s %s [%s %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
-					}
-				}
-			}
+			checkFault(t, f, run)
 		})
 	}
 	if ran < len(Faults) {
@@ -226,6 +204,66 @@ func TestEveryFaultIsDetected(t *testing.T) {
 		if !covered[c.Requirement] && c.Requirement != "RES-LC-04" && c.Requirement != "STDIO-01" && c.Requirement != "HTTP-34" &&
 			!slices.Contains([]string{"SAMP-02", "ELIC-01", "ELIC-02", "MRTR-06", "LIFE-33", "JSONRPC-18"}, c.Requirement) {
 			t.Errorf("no fault of the faulty client breaks %s (%s)", c.Requirement, c.ID)
+		}
+	}
+}
+
+// TestServerRequestFaultsOverHTTP: the faults that show in the answers
+// to the server's requests show over Streamable HTTP too, the asks put on
+// the client's GET stream.
+func TestServerRequestFaultsOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the faulty client once per fault")
+	}
+	bin := buildClient(t)
+	n := 0
+	for _, f := range Faults {
+		if f.HTTP || !asks(f.Server) {
+			continue
+		}
+		n++
+		t.Run(f.Name, func(t *testing.T) {
+			checkFault(t, f, clientRunHTTP(t, bin, []string{"-fault", f.Name}, f.Scenario, f.Version, f.Server))
+		})
+	}
+	if n == 0 {
+		t.Error("no fault of the server's requests")
+	}
+}
+
+// asks reports whether the mock's flags have it ask the client.
+func asks(server []string) bool { return slices.Contains(server, "--ask") }
+
+// checkFault checks that run shows fault f under each requirement it
+// declares, at its level, and under no other.
+func checkFault(t *testing.T, f Fault, run *evidence.ClientRun) {
+	t.Helper()
+	results := checks.JudgeClientRun(run)
+	for _, b := range f.Breaks {
+		found := false
+		for _, r := range results {
+			if r.Requirement == b && r.Verdict != reports.Pass && r.Verdict != reports.Skip {
+				found = true
+				if want := levelOf(t, b, r.ProtocolVersion); r.Verdict != want {
+					t.Errorf("%s reported under %s as %s, want %s: %s", r.ID, b, r.Verdict, want, r.Message)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("nothing reported under %s; results:%s", b, describe(results))
+		}
+	}
+	defer func() {
+		if t.Failed() {
+			logRun(t, run)
+		}
+	}()
+	for _, r := range results {
+		switch r.Verdict {
+		case reports.Fail, reports.Warn, reports.Error:
+			if !slices.Contains(f.Breaks, r.Requirement) {
+				t.Errorf("undeclared: %s %s [%s %s]: %s", r.Verdict, r.ID, r.Requirement, r.ProtocolVersion, r.Message)
+			}
 		}
 	}
 }
@@ -268,6 +306,9 @@ var correctHTTP = []struct {
 	{"resources", "", nil},
 	{"prompts", "", nil},
 	{"list-changed", "", nil},
+	{"server-requests", "", nil},
+	{"server-requests", "", []string{"--variant", "http-json-responses"}},
+	{"server-requests", "", []string{"--variant", "http-no-get-stream"}},
 	{"session-expiry", "", []string{"--variant", "http-session-expires"}},
 	{"request-metadata", "2026-07-28", nil},
 	{"sep-2322-client-request-state", "2026-07-28", []string{"--variant", "input-required-retry"}},
@@ -305,7 +346,7 @@ func TestCorrectAndLegalClientsPass(t *testing.T) {
 		})
 	}
 	for _, c := range correctHTTP {
-		t.Run("http/"+c.scenario+"/"+c.version, func(t *testing.T) {
+		t.Run("http/"+c.scenario+"/"+c.version+strings.Join(c.server, ""), func(t *testing.T) {
 			check(t, clientRunHTTP(t, bin, nil, c.scenario, c.version, c.server))
 		})
 	}
@@ -314,6 +355,11 @@ func TestCorrectAndLegalClientsPass(t *testing.T) {
 			if l.HTTP {
 				check(t, clientRunHTTP(t, bin, []string{"-legal", l.Name}, l.Scenario, l.Version, l.Server))
 				return
+			}
+			if asks(l.Server) {
+				t.Run("http", func(t *testing.T) {
+					check(t, clientRunHTTP(t, bin, []string{"-legal", l.Name}, l.Scenario, l.Version, l.Server))
+				})
 			}
 			check(t, clientRun(t, bin, []string{"-legal", l.Name}, l.Scenario, l.Version, "", l.Server))
 		})

@@ -193,16 +193,19 @@ func checkClientResponseIDs(j *ClientJ) Finding {
 // it never answered: it answered a request the server sent later, or it
 // acted (wrote, or closed its stdin) after a response the server wrote
 // after the request. Stdout is one ordered stream: a client that read
-// the later response read the request before it.
+// the later response read the request before it. Over Streamable HTTP
+// each response body is a stream of its own, read in an order the record
+// does not show, so only what came later on the request's own stream
+// counts.
 func (v *spawnView) dropped(r *serverRequest) (bool, int) {
 	for _, later := range v.serverRequests {
-		if later.seq > r.seq && later.answer != nil {
+		if later.seq > r.seq && later.answer != nil && v.sameStream(later.seq, r.seq) {
 			return true, later.answer.seq
 		}
 	}
 	var after *serverReply
 	for _, rep := range v.replies {
-		if rep.seq > r.seq && rep.to != nil {
+		if rep.seq > r.seq && rep.to != nil && v.sameStream(rep.seq, r.seq) {
 			after = rep
 			break
 		}
@@ -219,6 +222,24 @@ func (v *spawnView) dropped(r *serverRequest) (bool, int) {
 		return true, eof
 	}
 	return false, -1
+}
+
+// sameStream reports whether the server's messages at the entries a and
+// b went out on one stream: stdout, or over HTTP the body of one
+// exchange.
+func (v *spawnView) sameStream(a, b int) bool {
+	if !v.p.SpeaksHTTP() {
+		return true
+	}
+	if v.streams == nil {
+		v.streams = map[int]int{}
+		for _, x := range v.exchanges() {
+			for _, rc := range x.Received {
+				v.streams[rc.Seq] = x.N
+			}
+		}
+	}
+	return v.streams[a] == v.streams[b]
 }
 
 // unansweredFinding judges a server request the client never answered:

@@ -33,8 +33,10 @@ type spawnView struct {
 	// request it answered (nil when none).
 	replies []*serverReply
 	// xs are the HTTP exchanges of a spawn over Streamable HTTP, indexed
-	// on first use.
-	xs []*evidence.HTTPExchange
+	// on first use, and streams the exchange of each entry of a server
+	// message.
+	xs      []*evidence.HTTPExchange
+	streams map[int]int
 }
 
 // sentMsg is a message the client wrote.
