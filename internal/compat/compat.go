@@ -89,7 +89,7 @@ var (
 	sessions     = regexp.MustCompile(`session "[^"]*"`)
 	exchanges    = regexp.MustCompile(`exchange(s?) \d+( and \d+)?`)
 	counts       = regexp.MustCompile(`\(\d+ times\)`)
-	requests     = regexp.MustCompile(`\((id|http) \d+\)|\(http \d+:|\bid \d+\b`)
+	requests     = regexp.MustCompile(`\bid \d+\b`)
 	httpExchange = regexp.MustCompile(`\(http \d+([:)])`)
 	ports        = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`)
 )
